@@ -1,0 +1,28 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "reel",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "reeld", targets: ["reeld"]),
+        .executable(name: "reel", targets: ["reel"]),
+    ],
+    targets: [
+        .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
+        // mpv's headers are on the default include path; its pkg-config cflags
+        // carry -D_REENTRANT, which SwiftPM rejects with a warning on every build.
+        .systemLibrary(name: "CMPV", providers: [.apt(["libmpv-dev"])]),
+        .target(name: "ReelCore"),
+        .target(name: "ReelDBus", dependencies: ["CDBus"]),
+        .target(name: "ReelMPRIS", dependencies: ["ReelCore", "ReelDBus"]),
+        .target(name: "ReelMPV", dependencies: ["ReelCore", "CMPV"]),
+        .executableTarget(name: "reeld", dependencies: ["ReelCore", "ReelDBus", "ReelMPRIS", "ReelMPV"]),
+        .executableTarget(name: "reel", dependencies: ["ReelDBus"]),
+        .executableTarget(name: "reel-bench", dependencies: ["ReelDBus", "ReelMPRIS"]),
+        .testTarget(name: "ReelCoreTests", dependencies: ["ReelCore"]),
+        .testTarget(name: "ReelDBusTests", dependencies: ["ReelDBus"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["ReelDBus", "ReelMPRIS"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,26 @@
+/// Everything a client can observe, as of the end of a step. The MPRIS
+/// adapter diffs consecutive snapshots to decide which properties changed.
+public struct Snapshot: Equatable, Sendable {
+    public var status: String
+    public var loop: LoopStatus
+    public var shuffle: Bool
+    public var rate: Double
+    public var volume: Double
+    public var current: QueueEntry?
+    public var canGoNext: Bool
+    public var canGoPrevious: Bool
+    public var canPlay: Bool
+    public var canPause: Bool
+    public var canSeek: Bool
+    public var trackIDs: [EntryID]
+    public var lastError: String?
+}
+
+/// User settings that outlive a track.
+public struct Settings: Equatable, Sendable {
+    public var loop: LoopStatus = .none
+    public var shuffle = false
+    public var rate = 1.0
+    public var volume = 1.0
+    public init() {}
+}

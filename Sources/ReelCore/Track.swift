@@ -1,0 +1,57 @@
+import Foundation
+
+/// A queue entry's identity. Assigned when the entry is added and never reused,
+/// so the same file queued twice has two ids.
+public struct EntryID: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public let raw: UInt64
+    public init(_ raw: UInt64) { self.raw = raw }
+    public static func < (a: EntryID, b: EntryID) -> Bool { a.raw < b.raw }
+    public var description: String { String(raw) }
+}
+
+/// What is known about a track: from the URI at first, from tags once loaded.
+public struct TrackMetadata: Equatable, Sendable {
+    public var title: String?
+    public var artists: [String] = []
+    public var albumArtists: [String] = []
+    public var album: String?
+    public var trackNumber: Int?
+    public var length: MediaTime?
+    public var artURL: String?
+
+    public init(title: String? = nil, artists: [String] = [], albumArtists: [String] = [], album: String? = nil,
+                trackNumber: Int? = nil, length: MediaTime? = nil, artURL: String? = nil) {
+        self.title = title
+        self.artists = artists
+        self.albumArtists = albumArtists
+        self.album = album
+        self.trackNumber = trackNumber
+        self.length = length
+        self.artURL = artURL
+    }
+}
+
+/// One entry of the play queue.
+public struct QueueEntry: Equatable, Sendable {
+    public let id: EntryID
+    /// A `file://`, `http://` or `https://` URI.
+    public let uri: String
+    public var metadata: TrackMetadata
+    /// Why the last attempt to play this entry failed, if it did.
+    public var lastError: String?
+
+    public init(id: EntryID, uri: String, metadata: TrackMetadata, lastError: String? = nil) {
+        self.id = id
+        self.uri = uri
+        self.metadata = metadata
+        self.lastError = lastError
+    }
+
+    /// The name to show when there is no title tag: the last path component, percent-decoded.
+    public static func fallbackTitle(for uri: String) -> String {
+        var path = Substring(uri)
+        if let q = path.firstIndex(where: { $0 == "?" || $0 == "#" }), !uri.hasPrefix("file:") { path = path[..<q] }
+        let last = path.split(separator: "/").last.map(String.init) ?? uri
+        return last.removingPercentEncoding ?? last
+    }
+}
