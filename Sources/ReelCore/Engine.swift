@@ -321,6 +321,15 @@ public struct Engine: Sendable {
 
     // MARK: Observation
 
+    /// Whether the backend's own position is meaningful now: something is
+    /// loaded, it has started, and no seek is on its way.
+    public var backendPositionIsLive: Bool {
+        switch state {
+        case .playing, .paused, .buffering: !awaitingStart && !seekInFlight
+        case .stopped, .loading: false
+        }
+    }
+
     public var snapshot: Snapshot {
         let current = queue.current
         let loaded = state.token != nil
@@ -336,7 +345,7 @@ public struct Engine: Sendable {
             canPlay: !queue.isEmpty,
             canPause: current != nil,
             canSeek: loaded && seekable,
-            trackIDs: queue.entries.map(\.id),
+            entries: queue.entries,
             lastError: lastError)
     }
 }

@@ -12,7 +12,8 @@ public struct Snapshot: Equatable, Sendable {
     public var canPlay: Bool
     public var canPause: Bool
     public var canSeek: Bool
-    public var trackIDs: [EntryID]
+    /// The queue in track-list order.
+    public var entries: [QueueEntry]
     public var lastError: String?
 }
 

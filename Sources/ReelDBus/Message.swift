@@ -132,7 +132,7 @@ public final class Message {
             guard dbus_signature_validate(s, nil) != 0 else { throw BusError.invalidArgs("invalid signature \(s)") }
             try text("g", s)
         case .array(let element, let items):
-            guard dbus_signature_validate_single(element, nil) != 0 else {
+            guard dbus_signature_validate_single("a" + element, nil) != 0 else {
                 throw BusError.invalidArgs("invalid array element signature \(element)")
             }
             try container("a", element) { sub in

@@ -1,1 +1,62 @@
-// placeholder
+import Foundation
+import ReelCore
+import ReelDBus
+import ReelMPRIS
+import ReelMPV
+
+
+let options: Options
+switch Options.parse(Array(CommandLine.arguments.dropFirst())) {
+case .run(let parsed): options = parsed
+case .exit(let status, let text):
+    FileHandle(fileDescriptor: status == 0 ? 1 : 2).write(Data((text + "\n").utf8))
+    exit(status)
+}
+
+let xml: String
+do { xml = try InterfaceFile.load() } catch { log("\(error)"); exit(1) }
+
+let connection: Connection
+do { connection = try Connection() } catch {
+    log("cannot connect to the D-Bus session bus (\((error as? BusError)?.message ?? "\(error)")); is DBUS_SESSION_BUS_ADDRESS set?")
+    exit(1)
+}
+
+let busName = options.instance ? "\(MPRIS.busName).instance\(getpid())" : MPRIS.busName
+do {
+    if try connection.requestName(busName) == .taken {
+        log("the name \(busName) is already owned by another reeld; stop it first or use --instance")
+        exit(1)
+    }
+} catch {
+    log("cannot request \(busName) on the session bus: \(error)")
+    exit(1)
+}
+
+let backend: MPVBackend
+do { backend = try MPVBackend(options: .init(audioOutput: options.audioOutput, video: options.video)) } catch {
+    log("cannot start libmpv: \(error)")
+    exit(1)
+}
+
+let stopFD = StopSignals.install()
+let daemon = Daemon(connection: connection, backend: backend, introspectionXML: xml)
+
+var uris: [String] = []
+for file in options.files {
+    let absolute = file.contains("://") || file.hasPrefix("/")
+        ? file : FileManager.default.currentDirectoryPath + "/" + file
+    switch URIValidator.validate(absolute) {
+    case .success(let uri): uris.append(uri)
+    case .failure(let error): log("skipping \(file): \(error.message)")
+    }
+}
+if !uris.isEmpty {
+    _ = daemon.run(.add(uris: uris, after: nil, atStart: false, play: !options.startPaused))
+    if options.startPaused, let first = daemon.snapshot.entries.first {
+        _ = daemon.run(.goTo(first.id))
+        _ = daemon.run(.pause)
+    }
+}
+log("ready as \(busName) (\(uris.count) queued)")
+exit(daemon.runLoop(stopFD: stopFD))

@@ -1,0 +1,265 @@
+import Foundation
+import ReelCore
+import ReelDBus
+
+/// Serves reel's object on the bus: decodes and checks calls against the
+/// introspection XML, turns them into commands, and turns snapshot changes
+/// and engine announcements into signals.
+public final class MPRISService {
+    private let connection: Connection
+    private let host: PlayerHost
+    private let introspectionXML: String
+    private let interfaces: [String: InterfaceSpec]
+    private let version: String
+    private var published: Snapshot
+
+    public init(connection: Connection, host: PlayerHost, introspectionXML: String, version: String) {
+        self.connection = connection
+        self.host = host
+        self.introspectionXML = introspectionXML
+        self.version = version
+        interfaces = Dictionary(InterfaceSpec.parse(introspectionXML).map { ($0.name, $0) }) { a, _ in a }
+        published = host.snapshot
+    }
+
+    // MARK: Incoming calls
+
+    /// Answers one incoming message. Every method call gets a reply or an error.
+    public func handle(_ message: Message) {
+        guard message.kind == .methodCall else { return }
+        let reply: Message?
+        do {
+            let out = try dispatch(message)
+            reply = try message.makeReturn(out)
+        } catch let error as BusError {
+            reply = message.makeError(error)
+        } catch {
+            reply = message.makeError(.failed("\(error)"))
+        }
+        if let reply { connection.enqueue(reply) }
+    }
+
+    private func dispatch(_ message: Message) throws -> [DBusValue] {
+        let member = message.member ?? ""
+        let path = message.path ?? ""
+        guard path == MPRIS.objectPath else {
+            if message.interface == "org.freedesktop.DBus.Introspectable", member == "Introspect",
+               let xml = parentNode(path) { return [.string(xml)] }
+            if message.interface == "org.freedesktop.DBus.Peer" || (message.interface == nil && member == "Ping") {
+                return []
+            }
+            throw BusError.unknownObject("no object at \(path); reel serves \(MPRIS.objectPath)")
+        }
+        let (interface, method) = try resolve(interface: message.interface, member: member)
+        let signature = message.signature
+        guard signature == method.inSignature else {
+            throw BusError.invalidArgs("\(interface).\(member) takes (\(method.inSignature)), not (\(signature))")
+        }
+        let args = message.arguments
+        switch (interface, member) {
+        case ("org.freedesktop.DBus.Introspectable", "Introspect"): return [.string(introspectionXML)]
+        case ("org.freedesktop.DBus.Peer", "Ping"): return []
+        case ("org.freedesktop.DBus.Peer", "GetMachineId"): return [.string(machineID())]
+        case (MPRIS.properties, "Get"):
+            let (spec, name) = try property(args[0].string!, args[1].string!)
+            _ = spec
+            return [.variant(try read(args[0].string!, name))]
+        case (MPRIS.properties, "GetAll"):
+            let name = args[0].string!
+            guard let spec = interfaces[name] else { throw BusError.unknownInterface("no interface \(name)") }
+            let pairs = try spec.properties.keys.sorted().map { ($0, try read(name, $0)) }
+            return [.vardict(pairs)]
+        case (MPRIS.properties, "Set"):
+            try write(args[0].string!, args[1].string!, args[2])
+            return []
+        case (MPRIS.root, "Raise"): return []   // CanRaise is false: no window to raise
+        case (MPRIS.root, "Quit"): host.quit(); return []
+        case (MPRIS.player, "Next"): try run(.next)
+        case (MPRIS.player, "Previous"): try run(.previous)
+        case (MPRIS.player, "Pause"): try run(.pause)
+        case (MPRIS.player, "PlayPause"): try run(.playPause)
+        case (MPRIS.player, "Stop"): try run(.stop)
+        case (MPRIS.player, "Play"): try run(.play)
+        case (MPRIS.player, "Seek"): try run(.seek(by: args[0].int64!))
+        case (MPRIS.player, "SetPosition"):
+            // A track id that is not ours can never be current: ignored, as MPRIS says.
+            if let id = TrackID.entry(args[0].string!) { try run(.setPosition(id, args[1].int64!)) }
+        case (MPRIS.player, "OpenUri"):
+            let uri = try URIValidator.validate(args[0].string!).get()
+            try run(.add(uris: [uri], after: nil, atStart: false, play: true))
+        case (MPRIS.trackList, "GetTracksMetadata"):
+            let wanted = (args[0].array ?? []).compactMap { $0.string.flatMap(TrackID.entry) }
+            let byID = Dictionary(host.snapshot.entries.map { ($0.id, $0) }) { a, _ in a }
+            return [.array(elementSignature: "a{sv}", wanted.compactMap { byID[$0].map(MetadataMap.of) })]
+        case (MPRIS.trackList, "AddTrack"):
+            let uri = try URIValidator.validate(args[0].string!).get()
+            let afterPath = args[1].string!
+            let atStart = afterPath == MPRIS.noTrack
+            let after = atStart ? nil : try entry(afterPath)
+            try run(.add(uris: [uri], after: after, atStart: atStart, play: args[2].bool!))
+        case (MPRIS.trackList, "RemoveTrack"): try run(.remove(try entry(args[0].string!)))
+        case (MPRIS.trackList, "GoTo"): try run(.goTo(try entry(args[0].string!)))
+        case (MPRIS.reel, "Add"):
+            let uris = try (args[0].stringArray ?? []).map { try URIValidator.validate($0).get() }
+            let before = Set(host.snapshot.entries.map(\.id))
+            try run(.add(uris: uris, after: nil, atStart: false, play: args[1].bool!))
+            let added = host.snapshot.entries.filter { !before.contains($0.id) }
+            return [.objectPaths(added.map { TrackID.path($0.id) })]
+        case (MPRIS.reel, "Clear"): try run(.clear)
+        default:
+            throw BusError.unknownMethod("\(interface).\(member) is not implemented")
+        }
+        return []
+    }
+
+    private func resolve(interface: String?, member: String) throws -> (String, InterfaceSpec.Method) {
+        if let interface {
+            guard let spec = interfaces[interface] else {
+                throw BusError.unknownInterface("no interface \(interface) at \(MPRIS.objectPath)")
+            }
+            guard let method = spec.methods[member] else {
+                throw BusError.unknownMethod("no method \(member) in \(interface)")
+            }
+            return (interface, method)
+        }
+        // D-Bus allows calls without an interface: take the unique match.
+        let matches = interfaces.values.filter { $0.methods[member] != nil }
+        guard matches.count == 1, let only = matches.first else {
+            throw BusError.unknownMethod(matches.isEmpty ? "no method \(member)" : "\(member) is ambiguous; name the interface")
+        }
+        return (only.name, only.methods[member]!)
+    }
+
+    private func property(_ interface: String, _ name: String) throws -> (InterfaceSpec.Property, String) {
+        guard let spec = interfaces[interface] else { throw BusError.unknownInterface("no interface \(interface)") }
+        guard let property = spec.properties[name] else {
+            throw BusError.unknownProperty("no property \(name) in \(interface)")
+        }
+        return (property, name)
+    }
+
+    private func read(_ interface: String, _ name: String) throws -> DBusValue {
+        guard let value = PropertyValues.value(interface, name, host.snapshot, position: host.position,
+                                               version: version) else {
+            throw BusError.unknownProperty("no property \(name) in \(interface)")
+        }
+        return value
+    }
+
+    private func write(_ interface: String, _ name: String, _ variant: DBusValue) throws {
+        let (spec, _) = try property(interface, name)
+        guard spec.writable else { throw BusError.propertyReadOnly("\(interface).\(name) is read-only") }
+        let value = variant.unwrapped
+        guard value.signature == spec.type else {
+            throw BusError.invalidArgs("\(name) is of type \(spec.type), not \(value.signature)")
+        }
+        switch name {
+        case "LoopStatus":
+            guard let loop = LoopStatus(rawValue: value.string!) else {
+                throw BusError.invalidArgs("LoopStatus must be None, Track or Playlist, not \"\(value.string!)\"")
+            }
+            try run(.setLoop(loop))
+        case "Rate": try run(.setRate(value.double!))
+        case "Shuffle": try run(.setShuffle(value.bool!))
+        case "Volume": try run(.setVolume(value.double!))
+        default: throw BusError.propertyReadOnly("\(interface).\(name) cannot be set")
+        }
+    }
+
+    private func entry(_ path: String) throws -> EntryID {
+        guard let id = TrackID.entry(path), host.snapshot.entries.contains(where: { $0.id == id }) else {
+            throw BusError(MPRIS.errorNoSuchTrack, "no track \(path) in the queue")
+        }
+        return id
+    }
+
+    private func run(_ command: Command) throws {
+        switch host.run(command) {
+        case .success: return
+        case .failure(.noSuchTrack(let id)):
+            throw BusError(MPRIS.errorNoSuchTrack, "no track \(TrackID.path(id)) in the queue")
+        case .failure(.invalidArgument(let message)):
+            throw BusError.invalidArgs(message)
+        }
+    }
+
+    /// Introspection for the nodes above our object, so that tools can walk down to it.
+    private func parentNode(_ path: String) -> String? {
+        let target = MPRIS.objectPath
+        let prefix = path == "/" ? "/" : path + "/"
+        guard target.hasPrefix(prefix) else { return nil }
+        let child = target.dropFirst(prefix.count).split(separator: "/").first.map(String.init) ?? ""
+        return "<!DOCTYPE node PUBLIC \"-//freedesktop//DTD D-BUS Object Introspection 1.0//EN\"\n"
+            + " \"http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd\">\n<node>\n  <node name=\"\(child)\"/>\n</node>\n"
+    }
+
+    private func machineID() -> String {
+        ((try? String(contentsOfFile: "/etc/machine-id", encoding: .utf8)) ?? "")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    // MARK: Outgoing signals
+
+    /// Emits, for one loop turn, the PropertiesChanged signals for whatever
+    /// changed since the last call and the engine's announcements, then flushes.
+    public func publish(_ announcements: [Effect]) {
+        let now = host.snapshot
+        var changed: [(String, DBusValue)] = []
+        func check<T: Equatable>(_ name: String, _ key: (Snapshot) -> T) {
+            if key(published) != key(now), let value = try? read(MPRIS.player, name) { changed.append((name, value)) }
+        }
+        check("PlaybackStatus", \.status)
+        check("LoopStatus", \.loop)
+        check("Rate", \.rate)
+        check("Shuffle", \.shuffle)
+        check("Metadata", \.current)
+        check("Volume", \.volume)
+        check("CanGoNext", \.canGoNext)
+        check("CanGoPrevious", \.canGoPrevious)
+        check("CanPlay", \.canPlay)
+        check("CanPause", \.canPause)
+        check("CanSeek", \.canSeek)
+        if published.status != now.status || published.rate != now.rate {
+            // The position the change took effect at, so widgets need not guess.
+            changed.append(("Position", .int64(host.position())))
+        }
+        if !changed.isEmpty { emitPropertiesChanged(MPRIS.player, changed, []) }
+        if published.entries.map(\.id) != now.entries.map(\.id) {
+            emitPropertiesChanged(MPRIS.trackList, [], ["Tracks"])
+        }
+        if published.lastError != now.lastError {
+            emitPropertiesChanged(MPRIS.reel, [("LastError", .string(now.lastError ?? ""))], [])
+        }
+        let byID = Dictionary(now.entries.map { ($0.id, $0) }) { a, _ in a }
+        for announcement in announcements {
+            switch announcement {
+            case .seeked(let position):
+                emit(MPRIS.player, "Seeked", [.int64(position)])
+            case .trackAdded(let id, let after):
+                guard let entry = byID[id] else { continue }
+                emit(MPRIS.trackList, "TrackAdded", [MetadataMap.of(entry), .objectPath(after.map(TrackID.path) ?? MPRIS.noTrack)])
+            case .trackRemoved(let id):
+                emit(MPRIS.trackList, "TrackRemoved", [.objectPath(TrackID.path(id))])
+            case .trackListReplaced:
+                emit(MPRIS.trackList, "TrackListReplaced", [.objectPaths(now.entries.map { TrackID.path($0.id) }),
+                                                            .objectPath(now.current.map { TrackID.path($0.id) } ?? MPRIS.noTrack)])
+            case .trackMetadataChanged(let id):
+                guard let entry = byID[id] else { continue }
+                emit(MPRIS.trackList, "TrackMetadataChanged", [.objectPath(TrackID.path(id)), MetadataMap.of(entry)])
+            default:
+                continue
+            }
+        }
+        published = now
+        connection.flush()
+    }
+
+    private func emitPropertiesChanged(_ interface: String, _ changed: [(String, DBusValue)], _ invalidated: [String]) {
+        emit(MPRIS.properties, "PropertiesChanged", [.string(interface), .vardict(changed), .strings(invalidated)])
+    }
+
+    private func emit(_ interface: String, _ member: String, _ args: [DBusValue]) {
+        guard let signal = try? Message.signal(path: MPRIS.objectPath, interface: interface, member: member, args) else { return }
+        connection.enqueue(signal)
+    }
+}

@@ -1,0 +1,12 @@
+import ReelCore
+
+/// What the MPRIS adapter needs from the daemon: the engine's view, a way to
+/// run commands, the real position, and a way to quit.
+public protocol PlayerHost: AnyObject {
+    var snapshot: Snapshot { get }
+    /// Runs a command through the engine and performs its effects.
+    func run(_ command: Command) -> Result<Void, CommandError>
+    /// The position now, in µs: the backend's real one while something is loaded.
+    func position() -> MediaTime
+    func quit()
+}

@@ -1,0 +1,46 @@
+import ReelCore
+import ReelDBus
+
+/// Property values of reel's object, read from a snapshot.
+enum PropertyValues {
+    static let mimeTypes = [
+        "audio/mpeg", "audio/mp4", "audio/aac", "audio/flac", "audio/x-flac", "audio/ogg", "audio/opus",
+        "audio/vorbis", "audio/wav", "audio/x-wav", "audio/webm", "audio/x-matroska", "audio/x-ms-wma",
+        "audio/x-aiff", "audio/x-ape", "audio/x-wavpack", "audio/x-mpegurl", "application/ogg",
+        "video/mp4", "video/webm", "video/x-matroska", "video/ogg", "video/quicktime", "video/x-msvideo",
+        "video/mpeg", "video/x-flv", "video/3gpp",
+    ]
+
+    static func value(_ interface: String, _ name: String, _ s: Snapshot, position: () -> MediaTime,
+                      version: String) -> DBusValue? {
+        switch (interface, name) {
+        case (MPRIS.root, "CanQuit"): .boolean(true)
+        case (MPRIS.root, "CanRaise"): .boolean(false)
+        case (MPRIS.root, "HasTrackList"): .boolean(true)
+        case (MPRIS.root, "Identity"): .string("reel")
+        case (MPRIS.root, "DesktopEntry"): .string("reel")
+        case (MPRIS.root, "SupportedUriSchemes"): .strings(URIValidator.schemes)
+        case (MPRIS.root, "SupportedMimeTypes"): .strings(mimeTypes)
+        case (MPRIS.player, "PlaybackStatus"): .string(s.status)
+        case (MPRIS.player, "LoopStatus"): .string(s.loop.rawValue)
+        case (MPRIS.player, "Rate"): .double(s.rate)
+        case (MPRIS.player, "Shuffle"): .boolean(s.shuffle)
+        case (MPRIS.player, "Metadata"): MetadataMap.of(s.current)
+        case (MPRIS.player, "Volume"): .double(s.volume)
+        case (MPRIS.player, "Position"): .int64(position())
+        case (MPRIS.player, "MinimumRate"): .double(Engine.minimumRate)
+        case (MPRIS.player, "MaximumRate"): .double(Engine.maximumRate)
+        case (MPRIS.player, "CanGoNext"): .boolean(s.canGoNext)
+        case (MPRIS.player, "CanGoPrevious"): .boolean(s.canGoPrevious)
+        case (MPRIS.player, "CanPlay"): .boolean(s.canPlay)
+        case (MPRIS.player, "CanPause"): .boolean(s.canPause)
+        case (MPRIS.player, "CanSeek"): .boolean(s.canSeek)
+        case (MPRIS.player, "CanControl"): .boolean(true)
+        case (MPRIS.trackList, "Tracks"): .objectPaths(s.entries.map { TrackID.path($0.id) })
+        case (MPRIS.trackList, "CanEditTracks"): .boolean(true)
+        case (MPRIS.reel, "LastError"): .string(s.lastError ?? "")
+        case (MPRIS.reel, "Version"): .string(version)
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,256 @@
+import CMPV
+import Foundation
+import ReelCore
+
+/// The libmpv backend: performs the engine's backend effects and turns mpv
+/// events into `BackendEvent`s. It is used from the run-loop thread only.
+public final class MPVBackend {
+    private let handle: OpaquePointer
+    /// Readable when mpv has events; the run loop polls it.
+    public let wakeupFD: Int32
+    private let wakeupWriteFD: Int32
+    /// mpv playlist entry ids of our loads, so every event finds its load token.
+    private var tokens: [Int64: LoadToken] = [:]
+    /// The entry between mpv's START_FILE and END_FILE; events without an id belong to it.
+    private var playingEntry: Int64?
+    /// Whether we last told mpv to pause.
+    private var paused = false
+    /// After a seek while paused, mpv's time-pos reads short by its audio
+    /// buffer (about 150 ms) until playback resumes; yet playback resumes at
+    /// the exact target. Until then the target is the real position.
+    private var pausedSeekTarget: MediaTime?
+
+    private enum Observed: UInt64 { case timePos = 1, pausedForCache = 2 }
+
+    public struct Options: Sendable {
+        public var audioOutput: String?
+        public var video = false
+        public init(audioOutput: String? = nil, video: Bool = false) {
+            self.audioOutput = audioOutput
+            self.video = video
+        }
+    }
+
+    public init(options: Options) throws {
+        // libmpv refuses to start unless numbers parse the C way.
+        setlocale(LC_NUMERIC, "C")
+        guard let handle = mpv_create() else { throw MPVError("mpv_create failed") }
+        self.handle = handle
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else {
+            mpv_terminate_destroy(handle)
+            throw MPVError("cannot create wakeup pipe: \(String(cString: strerror(errno)))")
+        }
+        wakeupFD = fds[0]
+        wakeupWriteFD = fds[1]
+        for fd in fds {
+            _ = fcntl(fd, F_SETFL, O_NONBLOCK)
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        }
+
+        var settings: [(String, String)] = [
+            ("idle", "yes"), ("terminal", "no"), ("config", "no"), ("load-scripts", "no"), ("ytdl", "no"),
+            ("input-default-bindings", "no"), ("input-vo-keyboard", "no"), ("osc", "no"),
+            ("audio-display", "no"), ("keep-open", "no"), ("hr-seek", "yes"), ("sub-auto", "no"),
+            ("audio-pitch-correction", "yes"), ("vid", options.video ? "auto" : "no"),
+            ("force-window", options.video ? "yes" : "no"),
+        ]
+        if let ao = options.audioOutput { settings.append(("ao", ao)) }
+        for (name, value) in settings {
+            let rc = mpv_set_option_string(handle, name, value)
+            if rc < 0 { FileHandle.standardError.write(Data("reeld: mpv option \(name)=\(value): \(MPVError.describe(rc))\n".utf8)) }
+        }
+        let rc = mpv_initialize(handle)
+        guard rc >= 0 else {
+            mpv_terminate_destroy(handle)
+            throw MPVError("mpv_initialize failed: \(MPVError.describe(rc))")
+        }
+        mpv_request_log_messages(handle, "error")
+        mpv_observe_property(handle, Observed.timePos.rawValue, "time-pos", MPV_FORMAT_DOUBLE)
+        mpv_observe_property(handle, Observed.pausedForCache.rawValue, "paused-for-cache", MPV_FORMAT_FLAG)
+        mpv_set_wakeup_callback(handle, { context in
+            // Runs on an mpv thread: only a write to the pipe, nothing else.
+            let fd = Int32(Int(bitPattern: context) - 1)
+            var byte: UInt8 = 1
+            _ = write(fd, &byte, 1)
+        }, UnsafeMutableRawPointer(bitPattern: Int(wakeupWriteFD) + 1))
+    }
+
+    deinit {
+        mpv_set_wakeup_callback(handle, nil, nil)
+        mpv_terminate_destroy(handle)
+        close(wakeupFD)
+        close(wakeupWriteFD)
+    }
+
+    // MARK: Effects
+
+    /// Performs a backend effect. A load that mpv refuses at once comes back
+    /// as a `failed` event for the engine.
+    public func perform(_ effect: Effect) -> [BackendEvent] {
+        switch effect {
+        case .load(let token, let uri, let start, let paused):
+            setFlag("pause", paused)
+            self.paused = paused
+            pausedSeekTarget = nil
+            var args = ["loadfile", uri, "replace"]
+            if start > 0 { args.append("start=\(seconds(start))") }
+            var result = mpv_node()
+            let rc = withCStrings(args) { mpv_command_ret(handle, $0, &result) }
+            guard rc >= 0 else { return [.failed(token, reason: MPVError.describe(rc))] }
+            defer { mpv_free_node_contents(&result) }
+            if let id = MPVNode.map(result)["playlist_entry_id"].flatMap(MPVNode.int64) {
+                tokens[id] = token
+            }
+        case .unload:
+            command(["stop"])
+            pausedSeekTarget = nil
+        case .setPaused(let paused):
+            var flag: Int32 = paused ? 1 : 0
+            mpv_set_property_async(handle, 0, "pause", MPV_FORMAT_FLAG, &flag)
+            self.paused = paused
+            if !paused { pausedSeekTarget = nil }
+        case .seek(let target):
+            pausedSeekTarget = paused ? target : nil
+            commandAsync(["seek", seconds(target), "absolute+exact"])
+        case .setRate(let rate):
+            var value = rate
+            mpv_set_property_async(handle, 0, "speed", MPV_FORMAT_DOUBLE, &value)
+        case .setVolume(let volume):
+            var value = volume * 100
+            mpv_set_property_async(handle, 0, "volume", MPV_FORMAT_DOUBLE, &value)
+        case .seeked, .trackAdded, .trackRemoved, .trackListReplaced, .trackMetadataChanged, .log:
+            break
+        }
+        return []
+    }
+
+    /// mpv's real position now, in µs; nil when nothing is playing.
+    public func position() -> MediaTime? {
+        if let pausedSeekTarget { return pausedSeekTarget }
+        var value = 0.0
+        guard mpv_get_property(handle, "time-pos", MPV_FORMAT_DOUBLE, &value) >= 0 else { return nil }
+        return .fromSeconds(value)
+    }
+
+    // MARK: Events
+
+    /// Empties the wakeup pipe and translates every pending mpv event.
+    public func drainEvents() -> [BackendEvent] {
+        var sink = [UInt8](repeating: 0, count: 64)
+        while read(wakeupFD, &sink, sink.count) > 0 {}
+        var events: [BackendEvent] = []
+        while let event = mpv_wait_event(handle, 0), event.pointee.event_id != MPV_EVENT_NONE {
+            if let translated = translate(event.pointee) { events.append(translated) }
+        }
+        return events
+    }
+
+    private func translate(_ event: mpv_event) -> BackendEvent? {
+        switch event.event_id {
+        case MPV_EVENT_START_FILE:
+            playingEntry = event.data?.assumingMemoryBound(to: mpv_event_start_file.self).pointee.playlist_entry_id
+            return nil
+        case MPV_EVENT_FILE_LOADED:
+            guard let token = currentToken else { return nil }
+            return .loaded(token, loadedMetadata(), seekable: flag("seekable") ?? false)
+        case MPV_EVENT_PLAYBACK_RESTART:
+            guard let token = currentToken, let position = position() else { return nil }
+            return .restarted(token, position: position)
+        case MPV_EVENT_END_FILE:
+            guard let end = event.data?.assumingMemoryBound(to: mpv_event_end_file.self).pointee else { return nil }
+            if playingEntry == end.playlist_entry_id { playingEntry = nil }
+            guard let token = tokens.removeValue(forKey: end.playlist_entry_id) else { return nil }
+            switch end.reason {
+            case MPV_END_FILE_REASON_EOF: return .endOfFile(token)
+            case MPV_END_FILE_REASON_ERROR: return .failed(token, reason: MPVError.describe(end.error))
+            default: return nil
+            }
+        case MPV_EVENT_PROPERTY_CHANGE:
+            guard let token = currentToken,
+                  let change = event.data?.assumingMemoryBound(to: mpv_event_property.self).pointee,
+                  let data = change.data else { return nil }
+            switch Observed(rawValue: event.reply_userdata) {
+            case .timePos where change.format == MPV_FORMAT_DOUBLE:
+                if let pausedSeekTarget { return .position(token, pausedSeekTarget) }
+                return MediaTime.fromSeconds(data.assumingMemoryBound(to: Double.self).pointee).map { .position(token, $0) }
+            case .pausedForCache where change.format == MPV_FORMAT_FLAG:
+                return .buffering(token, data.assumingMemoryBound(to: Int32.self).pointee != 0)
+            default:
+                return nil
+            }
+        case MPV_EVENT_LOG_MESSAGE:
+            if let log = event.data?.assumingMemoryBound(to: mpv_event_log_message.self).pointee {
+                let text = "mpv[\(String(cString: log.prefix))]: \(String(cString: log.text))"
+                FileHandle.standardError.write(Data(text.utf8))
+            }
+            return nil
+        default:
+            return nil
+        }
+    }
+
+    private var currentToken: LoadToken? { playingEntry.flatMap { tokens[$0] } }
+
+    private func loadedMetadata() -> TrackMetadata {
+        var metadata = TrackMetadata()
+        var duration = 0.0
+        if mpv_get_property(handle, "duration", MPV_FORMAT_DOUBLE, &duration) >= 0 {
+            metadata.length = .fromSeconds(duration)
+        }
+        var node = mpv_node()
+        guard mpv_get_property(handle, "metadata", MPV_FORMAT_NODE, &node) >= 0 else { return metadata }
+        defer { mpv_free_node_contents(&node) }
+        let tags = TagReader(MPVNode.map(node).compactMapValues(MPVNode.string))
+        tags.apply(to: &metadata)
+        return metadata
+    }
+
+    // MARK: Small helpers
+
+    private func flag(_ name: String) -> Bool? {
+        var value: Int32 = 0
+        return mpv_get_property(handle, name, MPV_FORMAT_FLAG, &value) >= 0 ? value != 0 : nil
+    }
+
+    private func setFlag(_ name: String, _ on: Bool) {
+        var value: Int32 = on ? 1 : 0
+        mpv_set_property(handle, name, MPV_FORMAT_FLAG, &value)
+    }
+
+    private func command(_ args: [String]) {
+        _ = withCStrings(args) { mpv_command(handle, $0) }
+    }
+
+    private func commandAsync(_ args: [String]) {
+        _ = withCStrings(args) { mpv_command_async(handle, 0, $0) }
+    }
+
+    private func seconds(_ time: MediaTime) -> String {
+        // Exact decimal rendering of integer µs: no floating-point rounding.
+        let sign = time < 0 ? "-" : ""
+        let magnitude = time.magnitude
+        return "\(sign)\(magnitude / 1_000_000).\(String(magnitude % 1_000_000).leftPadded(to: 6))"
+    }
+}
+
+private extension String {
+    func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}
+
+/// Calls `body` with a NULL-terminated C array of the strings.
+func withCStrings<R>(_ strings: [String], _ body: (UnsafeMutablePointer<UnsafePointer<CChar>?>) -> R) -> R {
+    let copies = strings.map { strdup($0) }
+    defer { copies.forEach { free($0) } }
+    var pointers = copies.map { UnsafePointer<CChar>($0) } + [nil]
+    return pointers.withUnsafeMutableBufferPointer { body($0.baseAddress!) }
+}
+
+/// An error from libmpv, with its message.
+public struct MPVError: Error, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+    static func describe(_ code: Int32) -> String { String(cString: mpv_error_string(code)) }
+}

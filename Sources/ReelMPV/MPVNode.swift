@@ -1,0 +1,23 @@
+import CMPV
+
+/// Reading mpv_node trees into Swift values.
+enum MPVNode {
+    static func map(_ node: mpv_node) -> [String: mpv_node] {
+        guard node.format == MPV_FORMAT_NODE_MAP, let list = node.u.list?.pointee else { return [:] }
+        var result: [String: mpv_node] = [:]
+        for i in 0..<Int(list.num) {
+            guard let key = list.keys?[i] else { continue }
+            result[String(cString: key)] = list.values[i]
+        }
+        return result
+    }
+
+    static func string(_ node: mpv_node) -> String? {
+        guard node.format == MPV_FORMAT_STRING, let s = node.u.string else { return nil }
+        return String(cString: s)
+    }
+
+    static func int64(_ node: mpv_node) -> Int64? {
+        node.format == MPV_FORMAT_INT64 ? node.u.int64 : nil
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import ReelCore
+import ReelDBus
+import ReelMPRIS
+import ReelMPV
+
+/// Wires the engine to its adapters and runs the single-threaded loop.
+/// All engine state is touched on this thread only.
+final class Daemon: PlayerHost {
+    private var engine = Engine(seed: UInt64(truncatingIfNeeded: monotonicNow()))
+    private let backend: MPVBackend
+    private let connection: Connection
+    private var mpris: MPRISService?
+    /// Engine announcements of this loop turn, for the MPRIS adapter.
+    private var announcements: [Effect] = []
+    private var quitting = false
+
+    init(connection: Connection, backend: MPVBackend, introspectionXML: String) {
+        self.connection = connection
+        self.backend = backend
+        mpris = MPRISService(connection: connection, host: self, introspectionXML: introspectionXML, version: reelVersion)
+    }
+
+    // MARK: PlayerHost
+
+    var snapshot: Snapshot { engine.snapshot }
+
+    func run(_ command: Command) -> Result<Void, CommandError> {
+        engine.handle(command, now: monotonicNow()).map { perform($0) }
+    }
+
+    func position() -> MediaTime {
+        if engine.backendPositionIsLive, let truth = backend.position() { return max(truth, 0) }
+        return engine.anchor.position(at: monotonicNow())
+    }
+
+    func quit() { quitting = true }
+
+    // MARK: Effects
+
+    private func perform(_ effects: [Effect]) {
+        for effect in effects {
+            switch effect {
+            case .seeked, .trackAdded, .trackRemoved, .trackListReplaced, .trackMetadataChanged:
+                announcements.append(effect)
+            case .log(let line):
+                log(line)
+            case .load(let token, let uri, _, _):
+                for event in backend.perform(effect) { feed(event) }
+                if let art = CoverArt.beside(uri) { perform(engine.setArt(art, for: token.entry)) }
+            case .unload, .setPaused, .seek, .setRate, .setVolume:
+                for event in backend.perform(effect) { feed(event) }
+            }
+        }
+    }
+
+    private func feed(_ event: BackendEvent) {
+        perform(engine.handle(event, now: monotonicNow()))
+    }
+
+    // MARK: The loop
+
+    /// Runs until Quit or a stop signal. Returns the exit status.
+    func runLoop(stopFD: Int32) -> Int32 {
+        var fds = [
+            pollfd(fd: connection.fd, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: backend.wakeupFD, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: stopFD, events: Int16(POLLIN), revents: 0),
+        ]
+        while !quitting {
+            // libdbus may already hold messages it read while writing: take them first.
+            while let message = connection.popMessage() { mpris?.handle(message) }
+            for event in backend.drainEvents() { feed(event) }
+            mpris?.publish(announcements)
+            announcements.removeAll()
+            if quitting { break }
+
+            for i in fds.indices { fds[i].revents = 0 }
+            let ready = poll(&fds, nfds_t(fds.count), -1)
+            if ready < 0 && errno != EINTR { log("poll failed: \(String(cString: strerror(errno)))"); return 1 }
+            if fds[0].revents != 0 {
+                guard connection.readWrite(timeoutMs: 0), connection.isConnected else {
+                    log("lost the connection to the session bus")
+                    return 1
+                }
+            }
+            if fds[2].revents != 0 { quitting = true }
+        }
+        if case .success(let effects) = engine.handle(.stop, now: monotonicNow()) { perform(effects) }
+        connection.flush()
+        return 0
+    }
+}
+
+func log(_ line: String) {
+    FileHandle.standardError.write(Data("reeld: \(line)\n".utf8))
+}

@@ -1,0 +1,55 @@
+import Foundation
+
+/// reeld's command line.
+struct Options {
+    var audioOutput: String?
+    var startPaused = false
+    var video = false
+    var instance = false
+    var files: [String] = []
+
+    static let usage = """
+        usage: reeld [options] [FILE|URL ...]
+
+        The reel media-playback daemon. It owns org.mpris.MediaPlayer2.reel on the
+        D-Bus session bus and is controlled over MPRIS2 (reel, playerctl, media keys).
+        FILE and URL arguments are appended to the queue; the first starts playing.
+
+        options:
+          --ao NAME      mpv audio output (for example pulse, pipewire, alsa, null)
+          --paused       load the first item without starting it
+          --video        open a video window (default: audio only)
+          --instance     own org.mpris.MediaPlayer2.reel.instance<PID> instead
+          --help         show this help
+          --version      show the version
+
+        environment: DBUS_SESSION_BUS_ADDRESS, XDG_CACHE_HOME, XDG_DATA_HOME, XDG_CONFIG_HOME
+        """
+
+    enum Outcome { case run(Options), exit(Int32, String) }
+
+    static func parse(_ args: [String]) -> Outcome {
+        var options = Options()
+        var rest = args[...]
+        var onlyFiles = false
+        while let arg = rest.popFirst() {
+            if onlyFiles || !arg.hasPrefix("-") || arg == "-" { options.files.append(arg); continue }
+            switch arg {
+            case "--": onlyFiles = true
+            case "--ao":
+                guard let name = rest.popFirst(), !name.isEmpty else { return .exit(2, "reeld: --ao needs a NAME\n\n" + usage) }
+                options.audioOutput = name
+            case let a where a.hasPrefix("--ao="): options.audioOutput = String(a.dropFirst(5))
+            case "--paused": options.startPaused = true
+            case "--video": options.video = true
+            case "--instance": options.instance = true
+            case "--help", "-h": return .exit(0, usage)
+            case "--version": return .exit(0, "reeld \(reelVersion)")
+            default: return .exit(2, "reeld: unknown option \(arg)\n\n" + usage)
+            }
+        }
+        return .run(options)
+    }
+}
+
+let reelVersion = "0.1.0"
