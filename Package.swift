@@ -18,10 +18,12 @@ let package = Package(
         .target(name: "ReelMPRIS", dependencies: ["ReelCore", "ReelDBus"]),
         .target(name: "ReelMPV", dependencies: ["ReelCore", "CMPV"]),
         .executableTarget(name: "reeld", dependencies: ["ReelCore", "ReelDBus", "ReelMPRIS", "ReelMPV"]),
-        .executableTarget(name: "reel", dependencies: ["ReelDBus"]),
+        .target(name: "ReelCLI", dependencies: ["ReelDBus"]),
+        .executableTarget(name: "reel", dependencies: ["ReelCLI"]),
         .executableTarget(name: "reel-bench", dependencies: ["ReelDBus", "ReelMPRIS"]),
         .testTarget(name: "ReelCoreTests", dependencies: ["ReelCore"]),
         .testTarget(name: "ReelDBusTests", dependencies: ["ReelDBus"]),
+        .testTarget(name: "ReelCLITests", dependencies: ["ReelCLI"]),
         .testTarget(name: "IntegrationTests", dependencies: ["ReelDBus", "ReelMPRIS"]),
     ],
     swiftLanguageModes: [.v6]

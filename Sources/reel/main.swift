@@ -1,1 +1,38 @@
-// placeholder
+import Foundation
+import ReelCLI
+import ReelDBus
+
+func fail(_ message: String, status: Int32 = 1) -> Never {
+    FileHandle.standardError.write(Data("reel: \(message)\n".utf8))
+    exit(status)
+}
+
+let parsed: (GlobalOptions, CLICommand)
+do { parsed = try Arguments.parse(Array(CommandLine.arguments.dropFirst())) } catch {
+    fail("\(error)\n\n\(Arguments.usage)", status: 2)
+}
+let (options, command) = parsed
+switch command {
+case .help: print(Arguments.usage); exit(0)
+case .version: print("reel 0.1.0"); exit(0)
+default: break
+}
+
+let connection: Connection
+do { connection = try Connection() } catch {
+    fail("cannot connect to the D-Bus session bus (\((error as? BusError)?.message ?? "\(error)"))")
+}
+let client = Client(connection: connection, busName: options.busName) { line in
+    print(line)
+    fflush(nil)
+}
+do {
+    guard try client.daemonIsRunning() else {
+        fail("no reel daemon is running (nothing owns \(options.busName)); start it with reeld")
+    }
+    try client.run(command)
+} catch let error as BusError {
+    fail(error.message)
+} catch {
+    fail("\(error)")
+}

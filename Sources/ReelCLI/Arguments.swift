@@ -1,0 +1,130 @@
+/// A parsed `reel` command line.
+public enum CLICommand: Equatable, Sendable {
+    case status(json: Bool, follow: Bool)
+    case queue(json: Bool)
+    case transport(String)              // Play, Pause, PlayPause, Stop, Next, Previous
+    case seek(relative: Bool, micros: Int64)
+    case add([String])
+    case goTo(Int)
+    case remove(Int)
+    case clear
+    case rate(Double)
+    case volume(Double)
+    case loop(String)
+    case shuffle(Bool)
+    case help
+    case version
+}
+
+/// Options that apply to every command.
+public struct GlobalOptions: Equatable, Sendable {
+    /// The MPRIS bus name to talk to.
+    public var busName = "org.mpris.MediaPlayer2.reel"
+}
+
+public struct UsageError: Error, Equatable, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}
+
+public enum Arguments {
+    public static let usage = """
+        usage: reel [--player NAME] COMMAND [ARGS]
+
+          status [--json] [--follow]   what is playing; --follow prints a line per change
+          play | pause | toggle | stop | next | prev
+          seek [+|-]SECONDS            relative with a sign, absolute without
+          seek [HH:]MM:SS              absolute
+          add FILE|URL ...             append to the queue
+          queue [--json]               the queue, one entry per line, * marks the current
+          goto N | rm N                play / remove queue entry N (1-based)
+          clear                        empty the queue
+          rate X                       playback rate, 0.25 … 4 (0 pauses)
+          volume X                     0 … 1.5 (1 is 100 %)
+          loop none|track|playlist
+          shuffle on|off
+
+          --player NAME   talk to org.mpris.MediaPlayer2.NAME (default: reel)
+        """
+
+    public static func parse(_ args: [String]) throws -> (GlobalOptions, CLICommand) {
+        var options = GlobalOptions()
+        var rest = args[...]
+        while let first = rest.first, first.hasPrefix("-") {
+            rest.removeFirst()
+            switch first {
+            case "--player", "-p":
+                guard let name = rest.popFirst() else { throw UsageError("--player needs a NAME") }
+                options.busName = name.hasPrefix("org.mpris.MediaPlayer2.") ? name : "org.mpris.MediaPlayer2.\(name)"
+            case "--help", "-h": return (options, .help)
+            case "--version": return (options, .version)
+            default: throw UsageError("unknown option \(first)")
+            }
+        }
+        guard let verb = rest.popFirst() else { return (options, .status(json: false, follow: false)) }
+        let operands = Array(rest)
+        func flags(_ allowed: Set<String>) throws -> Set<String> {
+            for o in operands where !allowed.contains(o) { throw UsageError("\(verb): unexpected argument \(o)") }
+            return Set(operands)
+        }
+        func one() throws -> String {
+            guard operands.count == 1 else { throw UsageError("\(verb) takes exactly one argument") }
+            return operands[0]
+        }
+        func none() throws {
+            guard operands.isEmpty else { throw UsageError("\(verb) takes no arguments") }
+        }
+        func index() throws -> Int {
+            guard let n = Int(try one()), n >= 1 else { throw UsageError("\(verb) needs a queue position (1, 2, …)") }
+            return n
+        }
+        func number() throws -> Double {
+            let text = try one()
+            guard let x = Double(text), x.isFinite else { throw UsageError("\(verb): not a number: \(text)") }
+            return x
+        }
+        let command: CLICommand
+        switch verb {
+        case "status":
+            let f = try flags(["--json", "--follow", "-f"])
+            command = .status(json: f.contains("--json"), follow: f.contains("--follow") || f.contains("-f"))
+        case "queue", "ls": command = .queue(json: try flags(["--json"]).contains("--json"))
+        case "play": try none(); command = .transport("Play")
+        case "pause": try none(); command = .transport("Pause")
+        case "toggle", "play-pause": try none(); command = .transport("PlayPause")
+        case "stop": try none(); command = .transport("Stop")
+        case "next": try none(); command = .transport("Next")
+        case "prev", "previous": try none(); command = .transport("Previous")
+        case "seek":
+            let text = try one()
+            let sign = text.first.flatMap { "+-".contains($0) ? $0 : nil }
+            guard let micros = TimeText.parse(sign == nil ? text : String(text.dropFirst())) else {
+                throw UsageError("seek: not a time: \(text) (use 30, +10, -5.5 or 1:30)")
+            }
+            command = .seek(relative: sign != nil, micros: sign == "-" ? -micros : micros)
+        case "add":
+            guard !operands.isEmpty else { throw UsageError("add needs at least one FILE or URL") }
+            command = .add(operands)
+        case "goto": command = .goTo(try index())
+        case "rm", "remove": command = .remove(try index())
+        case "clear": try none(); command = .clear
+        case "rate": command = .rate(try number())
+        case "volume", "vol": command = .volume(try number())
+        case "loop":
+            let mode = try one().lowercased()
+            guard let value = ["none": "None", "track": "Track", "playlist": "Playlist"][mode] else {
+                throw UsageError("loop takes none, track or playlist")
+            }
+            command = .loop(value)
+        case "shuffle":
+            switch try one().lowercased() {
+            case "on", "true", "yes", "1": command = .shuffle(true)
+            case "off", "false", "no", "0": command = .shuffle(false)
+            default: throw UsageError("shuffle takes on or off")
+            }
+        case "help": command = .help
+        default: throw UsageError("unknown command \(verb)")
+        }
+        return (options, command)
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+import ReelDBus
+
+/// Runs `reel` commands against a daemon over D-Bus.
+public final class Client {
+    static let path = "/org/mpris/MediaPlayer2"
+    static let player = "org.mpris.MediaPlayer2.Player"
+    static let trackList = "org.mpris.MediaPlayer2.TrackList"
+    static let reel = "dev.reel.Daemon1"
+
+    let connection: Connection
+    let bus: String
+    let write: (String) -> Void
+
+    public init(connection: Connection, busName: String, write: @escaping (String) -> Void) {
+        self.connection = connection
+        self.bus = busName
+        self.write = write
+    }
+
+    /// Whether a daemon owns the bus name.
+    public func daemonIsRunning() throws -> Bool {
+        let reply = try connection.callMethod("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                                              "NameHasOwner", [.string(bus)])
+        return reply.first?.bool ?? false
+    }
+
+    public func run(_ command: CLICommand) throws {
+        switch command {
+        case .status(let json, let follow):
+            if follow { try followStatus(json: json) } else { printStatus(try status(), json: json) }
+        case .queue(let json): try printQueue(json: json)
+        case .transport(let method): _ = try call(Client.player, method)
+        case .seek(true, let micros): _ = try call(Client.player, "Seek", [.int64(micros)])
+        case .seek(false, let micros):
+            guard let track = try status().trackID else { throw BusError.failed("nothing is playing") }
+            _ = try call(Client.player, "SetPosition", [.objectPath(track), .int64(micros)])
+        case .add(let items):
+            let uris = items.map(Client.uri)
+            let ids = try call(Client.reel, "Add", [.strings(uris), .boolean(false)]).first?.array ?? []
+            write("added \(ids.count) \(ids.count == 1 ? "entry" : "entries")")
+        case .goTo(let n): _ = try call(Client.trackList, "GoTo", [.objectPath(try track(n))])
+        case .remove(let n): _ = try call(Client.trackList, "RemoveTrack", [.objectPath(try track(n))])
+        case .clear: _ = try call(Client.reel, "Clear")
+        case .rate(let x): try set("Rate", .double(x))
+        case .volume(let x): try set("Volume", .double(x))
+        case .loop(let mode): try set("LoopStatus", .string(mode))
+        case .shuffle(let on): try set("Shuffle", .boolean(on))
+        case .help, .version: break
+        }
+    }
+
+    /// Relative paths become absolute file URIs; URLs pass through.
+    static func uri(_ item: String) -> String {
+        if item.contains("://") { return item }
+        let path = item.hasPrefix("/") ? item : FileManager.default.currentDirectoryPath + "/" + item
+        return URL(fileURLWithPath: path).standardized.absoluteString
+    }
+
+    private func call(_ interface: String, _ method: String, _ args: [DBusValue] = []) throws -> [DBusValue] {
+        try connection.callMethod(bus, Client.path, interface, method, args)
+    }
+
+    private func set(_ property: String, _ value: DBusValue) throws {
+        try connection.setProperty(bus, Client.path, Client.player, property, value)
+    }
+
+    func status() throws -> PlayerStatus {
+        let player = try connection.getAllProperties(bus, Client.path, Client.player)
+        let lastError = (try? connection.getProperty(bus, Client.path, Client.reel, "LastError"))?.string ?? ""
+        return PlayerStatus(player: player, lastError: lastError)
+    }
+
+    private func printStatus(_ status: PlayerStatus, json: Bool) {
+        write(json ? jsonLine(status.json) : status.line)
+    }
+
+    private func tracks() throws -> [String] {
+        try connection.getProperty(bus, Client.path, Client.trackList, "Tracks").array?.compactMap(\.string) ?? []
+    }
+
+    private func track(_ n: Int) throws -> String {
+        let all = try tracks()
+        guard n <= all.count else { throw BusError.failed("there is no entry \(n); the queue has \(all.count)") }
+        return all[n - 1]
+    }
+
+    private func printQueue(json: Bool) throws {
+        let ids = try tracks()
+        let current = try status().trackID
+        let metadata = ids.isEmpty ? [] : try call(Client.trackList, "GetTracksMetadata", [.objectPaths(ids)]).first?.array ?? []
+        var rows: [[String: Any]] = []
+        for (i, item) in metadata.enumerated() {
+            let m = item.dictionary ?? [:]
+            let id = m["mpris:trackid"]?.string
+            var row: [String: Any] = ["index": i + 1, "current": id == current,
+                                      "artists": m["xesam:artist"]?.stringArray ?? []]
+            row["trackid"] = id
+            row["title"] = m["xesam:title"]?.string
+            row["url"] = m["xesam:url"]?.string
+            row["length"] = m["mpris:length"]?.int64
+            rows.append(row)
+            if !json {
+                let mark = id == current ? "*" : " "
+                var line = "\(mark) \(i + 1)  \(m["xesam:title"]?.string ?? "?")"
+                if let artists = m["xesam:artist"]?.stringArray, !artists.isEmpty { line += " — " + artists.joined(separator: ", ") }
+                if let length = m["mpris:length"]?.int64 { line += "  " + TimeText.format(length) }
+                write(line)
+            }
+        }
+        if json { write(jsonLine(rows)) }
+    }
+
+    /// Prints the status now and again after every change, until the daemon goes away.
+    private func followStatus(json: Bool) throws {
+        try connection.addMatch("type='signal',sender='\(bus)',path='\(Client.path)'")
+        try connection.addMatch("type='signal',interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(bus)'")
+        var last = ""
+        func show() throws {
+            let status = try status()
+            let line = json ? jsonLine(status.json) : status.line
+            if line != last { write(line); last = line }
+        }
+        try show()
+        while connection.isConnected {
+            guard let message = connection.nextMessage(timeoutMs: 60_000) else { continue }
+            guard message.kind == .signal else { continue }
+            if message.member == "NameOwnerChanged" {
+                if message.arguments.count == 3, message.arguments[2].string == "" {
+                    throw BusError.failed("the daemon stopped")
+                }
+                continue
+            }
+            try show()
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import ReelDBus
+
+/// The daemon's state as `reel status` shows it.
+public struct PlayerStatus: Equatable, Sendable {
+    public var status = "Stopped"
+    public var title: String?
+    public var artists: [String] = []
+    public var album: String?
+    public var url: String?
+    public var trackID: String?
+    public var position: Int64 = 0
+    public var length: Int64?
+    public var loop = "None"
+    public var shuffle = false
+    public var rate = 1.0
+    public var volume = 1.0
+    public var lastError = ""
+
+    public init() {}
+
+    /// Builds the status from Player properties and the reel extension's LastError.
+    public init(player: [String: DBusValue], lastError: String) {
+        status = player["PlaybackStatus"]?.string ?? "Stopped"
+        let metadata = player["Metadata"]?.dictionary ?? [:]
+        trackID = metadata["mpris:trackid"]?.string.flatMap { $0.hasSuffix("/NoTrack") ? nil : $0 }
+        title = metadata["xesam:title"]?.string
+        artists = metadata["xesam:artist"]?.stringArray ?? []
+        album = metadata["xesam:album"]?.string
+        url = metadata["xesam:url"]?.string
+        length = metadata["mpris:length"]?.int64
+        position = player["Position"]?.int64 ?? 0
+        loop = player["LoopStatus"]?.string ?? "None"
+        shuffle = player["Shuffle"]?.bool ?? false
+        rate = player["Rate"]?.double ?? 1
+        volume = player["Volume"]?.double ?? 1
+        self.lastError = lastError
+    }
+
+    /// One line: state, title, artist, position/length, and the last error if any.
+    public var line: String {
+        var parts = [status]
+        if trackID != nil {
+            var what = title ?? url ?? "?"
+            if !artists.isEmpty { what += " — " + artists.joined(separator: ", ") }
+            parts.append(what)
+            parts.append(TimeText.format(position) + "/" + (length.map(TimeText.format) ?? "?"))
+        } else {
+            parts.append("(nothing queued)")
+        }
+        if !lastError.isEmpty { parts.append("[error: \(lastError)]") }
+        return parts.joined(separator: "  ")
+    }
+
+    public var json: [String: Any] {
+        var object: [String: Any] = [
+            "status": status, "position": position, "loop": loop, "shuffle": shuffle,
+            "rate": rate, "volume": volume, "artists": artists,
+        ]
+        object["title"] = title
+        object["album"] = album
+        object["url"] = url
+        object["trackid"] = trackID
+        object["length"] = length
+        object["lastError"] = lastError.isEmpty ? nil : lastError
+        return object
+    }
+}
+
+/// Serialises a JSON object on one line, keys sorted.
+public func jsonLine(_ object: Any) -> String {
+    guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else {
+        return "{}"
+    }
+    return String(decoding: data, as: UTF8.self)
+}
