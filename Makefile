@@ -1,0 +1,57 @@
+# reel: two commands do everything (see README.md)
+#   make run    install what is missing, build, play generated tracks
+#   make test   install what is missing, build, run every test
+SHELL := /bin/bash
+PREFIX ?= /usr/local
+DESTDIR ?=
+SWIFT ?= swift
+# Debian packages the build, the tests, the demo and the benchmark need.
+PACKAGES := pkg-config libdbus-1-dev libmpv-dev libsqlite3-dev dbus-daemon playerctl ffmpeg
+BENCH_PACKAGES := mpv mpv-mpris
+DEMO_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/reel/demo
+
+.PHONY: all deps bench-deps build release test run bench install uninstall clean
+
+all: release
+
+# Installs missing packages with apt-get when root; otherwise prints the line to run.
+deps:
+	@./scripts/ensure-packages $(PACKAGES)
+
+bench-deps:
+	@./scripts/ensure-packages $(PACKAGES) $(BENCH_PACKAGES)
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+run: release
+	@./scripts/demo "$(DEMO_DIR)"
+
+bench: bench-deps
+	$(SWIFT) build -c release
+	./.build/release/reel-bench
+
+install: release
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/reel/dbus \
+	  $(DESTDIR)$(PREFIX)/share/dbus-1/services $(DESTDIR)$(PREFIX)/lib/systemd/user
+	install -m 755 .build/release/reeld .build/release/reel $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 dbus/org.mpris.MediaPlayer2.reel.xml $(DESTDIR)$(PREFIX)/share/reel/dbus/
+	sed 's|@BINDIR@|$(PREFIX)/bin|g' dbus/org.mpris.MediaPlayer2.reel.service \
+	  > $(DESTDIR)$(PREFIX)/share/dbus-1/services/org.mpris.MediaPlayer2.reel.service
+	sed 's|@BINDIR@|$(PREFIX)/bin|g' dbus/reeld.service > $(DESTDIR)$(PREFIX)/lib/systemd/user/reeld.service
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/reeld $(DESTDIR)$(PREFIX)/bin/reel \
+	  $(DESTDIR)$(PREFIX)/share/reel/dbus/org.mpris.MediaPlayer2.reel.xml \
+	  $(DESTDIR)$(PREFIX)/share/dbus-1/services/org.mpris.MediaPlayer2.reel.service \
+	  $(DESTDIR)$(PREFIX)/lib/systemd/user/reeld.service
+
+clean:
+	rm -rf .build

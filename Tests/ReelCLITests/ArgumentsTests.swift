@@ -1,0 +1,63 @@
+import XCTest
+@testable import ReelCLI
+
+final class ArgumentsTests: XCTestCase {
+    func parse(_ line: String) throws -> CLICommand {
+        try Arguments.parse(line.split(separator: " ").map(String.init)).1
+    }
+
+    func testCommands() throws {
+        XCTAssertEqual(try parse("status"), .status(json: false, follow: false))
+        XCTAssertEqual(try parse("status --json --follow"), .status(json: true, follow: true))
+        XCTAssertEqual(try parse("toggle"), .transport("PlayPause"))
+        XCTAssertEqual(try parse("prev"), .transport("Previous"))
+        XCTAssertEqual(try parse("seek +10"), .seek(relative: true, micros: 10_000_000))
+        XCTAssertEqual(try parse("seek -2.5"), .seek(relative: true, micros: -2_500_000))
+        XCTAssertEqual(try parse("seek 1:30"), .seek(relative: false, micros: 90_000_000))
+        XCTAssertEqual(try parse("seek 42"), .seek(relative: false, micros: 42_000_000))
+        XCTAssertEqual(try parse("add a.ogg http://x/y"), .add(["a.ogg", "http://x/y"]))
+        XCTAssertEqual(try parse("goto 3"), .goTo(3))
+        XCTAssertEqual(try parse("rm 1"), .remove(1))
+        XCTAssertEqual(try parse("rate 1.5"), .rate(1.5))
+        XCTAssertEqual(try parse("loop Playlist"), .loop("Playlist"))
+        XCTAssertEqual(try parse("shuffle off"), .shuffle(false))
+        XCTAssertEqual(try parse("queue --json"), .queue(json: true))
+        XCTAssertEqual(try Arguments.parse([]).1, .status(json: false, follow: false))
+    }
+
+    func testPlayerOption() throws {
+        let (options, _) = try Arguments.parse(["--player", "reel.instance42", "status"])
+        XCTAssertEqual(options.busName, "org.mpris.MediaPlayer2.reel.instance42")
+    }
+
+    func testMistakesAreUsageErrors() {
+        for line in ["seek", "seek abc", "seek 1:99", "goto 0", "goto x", "rm", "rate nan", "loop forever",
+                     "shuffle maybe", "play now", "frobnicate", "--bogus status", "add", "status --yaml"] {
+            XCTAssertThrowsError(try parse(line), line)
+        }
+    }
+
+    func testTimeText() {
+        XCTAssertEqual(TimeText.parse("0.000001"), 1)
+        XCTAssertEqual(TimeText.parse("1:02:03.5"), 3_723_500_000)
+        XCTAssertEqual(TimeText.parse(".5"), 500_000)
+        XCTAssertNil(TimeText.parse("1.2345678"))
+        XCTAssertNil(TimeText.parse("1:2:3:4"))
+        XCTAssertNil(TimeText.parse(""))
+        XCTAssertEqual(TimeText.format(65_900_000), "1:05")
+        XCTAssertEqual(TimeText.format(3_723_000_000), "1:02:03")
+    }
+
+    func testStatusLine() {
+        var s = PlayerStatus()
+        XCTAssertEqual(s.line, "Stopped  (nothing queued)")
+        s.status = "Playing"
+        s.trackID = "/dev/reel/Track/1"
+        s.title = "Song"
+        s.artists = ["A", "B"]
+        s.position = 61_000_000
+        s.length = 200_000_000
+        s.lastError = "x.ogg: loading failed"
+        XCTAssertEqual(s.line, "Playing  Song — A, B  1:01/3:20  [error: x.ogg: loading failed]")
+    }
+}

@@ -1,0 +1,176 @@
+import XCTest
+@testable import ReelCore
+
+final class EngineQueueTests: XCTestCase {
+    let uris = ["file:///1.ogg", "file:///2.ogg", "file:///3.ogg"]
+
+    func testEndOfFilePlaysTheNextEntry() {
+        var h = Harness(uris: uris, play: true)
+        h.finishLoad()
+        h.event(.endOfFile(h.token))
+        guard case .load(let token, _, _, false)? = h.effects.first else { return XCTFail("\(h.effects)") }
+        XCTAssertEqual(token.entry, h.id(2))
+    }
+
+    func testTheEndOfTheLastEntryStopsWithLoopNone() {
+        var h = Harness(uris: uris, play: true)
+        h.command(.goTo(h.id(3)))
+        h.finishLoad()
+        XCTAssertFalse(h.engine.snapshot.canGoNext, "CanGoNext is false on the last entry with LoopStatus None")
+        h.event(.endOfFile(h.token))
+        XCTAssertEqual(h.effects, [.unload])
+        XCTAssertEqual(h.status, "Stopped")
+    }
+
+    func testLoopPlaylistWrapsAndLoopTrackRepeats() {
+        var h = Harness(uris: uris, play: true)
+        h.command(.setLoop(.playlist))
+        h.command(.goTo(h.id(3)))
+        h.finishLoad()
+        XCTAssertTrue(h.engine.snapshot.canGoNext)
+        h.event(.endOfFile(h.token))
+        XCTAssertEqual(h.token.entry, h.id(1))
+        h.finishLoad()
+        h.command(.setLoop(.track))
+        let before = h.token
+        h.event(.endOfFile(h.token))
+        XCTAssertEqual(h.token.entry, h.id(1), "loop track replays the entry")
+        XCTAssertNotEqual(h.token, before, "with a new load token")
+    }
+
+    func testNextWithLoopTrackStillMovesOn() {
+        var h = Harness(uris: uris, play: true)
+        h.command(.setLoop(.track))
+        h.finishLoad()
+        h.command(.next)
+        XCTAssertEqual(h.token.entry, h.id(2))
+    }
+
+    func testNextKeepsPausedAndStoppedAsTheyAre() {
+        var h = Harness(uris: uris, play: true)
+        h.finishLoad()
+        h.command(.pause)
+        h.command(.next)
+        guard case .load(_, _, _, true)? = h.effects.first else { return XCTFail("paused next must load paused") }
+        XCTAssertEqual(h.status, "Paused")
+        h.command(.stop)
+        h.command(.next)
+        XCTAssertEqual(h.effects, [], "stopped: only the current entry moves")
+        XCTAssertEqual(h.currentID, h.id(3))
+        XCTAssertEqual(h.status, "Stopped")
+    }
+
+    func testLateEventsOfAnEarlierEntryAreDropped() {
+        var h = Harness(uris: uris, play: true)
+        h.finishLoad()
+        let first = h.token
+        h.command(.next)
+        h.event(.endOfFile(first))
+        XCTAssertEqual(h.effects, [], "a late end-of-file from track 1 must not skip track 2")
+        h.event(.failed(first, reason: "late"))
+        XCTAssertEqual(h.effects, [])
+        h.event(.position(first, 9_000_000))
+        XCTAssertEqual(h.effects, [])
+        XCTAssertEqual(h.token.entry, h.id(2))
+        XCTAssertNil(h.engine.lastError)
+    }
+
+    func testAFailingEntryIsReportedAndTheQueueMovesOn() {
+        var h = Harness(uris: uris, play: true)
+        h.event(.failed(h.token, reason: "unrecognized file format"))
+        XCTAssertEqual(h.token.entry, h.id(2))
+        XCTAssertEqual(h.engine.queue.entries[0].lastError, "unrecognized file format")
+        XCTAssertEqual(h.engine.lastError, "1.ogg: unrecognized file format")
+        XCTAssertTrue(h.effects.contains { if case .log = $0 { true } else { false } })
+    }
+
+    func testWhenEveryEntryFailsPlaybackStopsInsteadOfSpinning() {
+        var h = Harness(uris: uris, play: true)
+        h.command(.setLoop(.playlist))
+        for _ in 0..<3 { h.event(.failed(h.token, reason: "broken")) }
+        XCTAssertEqual(h.status, "Stopped")
+        XCTAssertNil(h.backend.token)
+    }
+
+    func testRemovingTheCurrentEntryPlaysTheNextOne() {
+        var h = Harness(uris: uris, play: true)
+        h.finishLoad()
+        let removed = h.id(1)
+        h.command(.remove(removed))
+        XCTAssertEqual(h.effects.last, .trackRemoved(removed))
+        XCTAssertEqual(h.token.entry, h.engine.queue.entries[0].id)
+        XCTAssertEqual(h.engine.queue.entries.count, 2)
+    }
+
+    func testRemovingTheLastRemainingEntryStops() {
+        var h = Harness(uris: ["file:///only.ogg"], play: true)
+        h.finishLoad()
+        h.command(.remove(h.id(1)))
+        XCTAssertEqual(h.effects, [.unload, .trackRemoved(EntryID(1))])
+        XCTAssertEqual(h.status, "Stopped")
+        XCTAssertNil(h.currentID)
+    }
+
+    func testUnknownTracksAreRefused() {
+        var h = Harness(uris: uris)
+        XCTAssertEqual(h.command(.remove(EntryID(99))), .noSuchTrack(EntryID(99)))
+        XCTAssertEqual(h.command(.goTo(EntryID(99))), .noSuchTrack(EntryID(99)))
+        XCTAssertEqual(h.command(.add(uris: ["file:///x"], after: EntryID(99), atStart: false, play: false)),
+                       .noSuchTrack(EntryID(99)))
+        XCTAssertEqual(h.engine.queue.entries.count, 3)
+    }
+
+    func testAddAnnouncesEachTrackAfterItsPredecessor() {
+        var h = Harness(uris: uris)
+        h.command(.add(uris: ["file:///4", "file:///5"], after: nil, atStart: false, play: false))
+        XCTAssertEqual(h.effects, [.trackAdded(EntryID(4), after: EntryID(3)), .trackAdded(EntryID(5), after: EntryID(4))])
+        h.command(.add(uris: ["file:///0"], after: nil, atStart: true, play: false))
+        XCTAssertEqual(h.effects, [.trackAdded(EntryID(6), after: nil)])
+    }
+
+    func testOpenUriStyleAddPlaysTheNewEntry() {
+        var h = Harness(uris: uris, play: true)
+        h.finishLoad()
+        h.command(.add(uris: ["file:///new.ogg"], after: nil, atStart: false, play: true))
+        XCTAssertEqual(h.backend.uri, "file:///new.ogg")
+        XCTAssertEqual(h.status, "Playing")
+    }
+
+    func testClearStopsAndReplacesTheTrackList() {
+        var h = Harness(uris: uris, play: true)
+        h.finishLoad()
+        h.command(.clear)
+        XCTAssertEqual(h.effects, [.unload, .trackListReplaced])
+        XCTAssertTrue(h.engine.queue.isEmpty)
+        XCTAssertEqual(h.status, "Stopped")
+    }
+
+    func testShufflePlaysEveryEntryOnceAndPreviousWalksBack() {
+        var h = Harness(uris: (1...8).map { "file:///\($0).ogg" }, play: true)
+        h.finishLoad()
+        h.command(.setShuffle(true))
+        var played = [h.token.entry]
+        while h.engine.snapshot.canGoNext {
+            h.command(.next)
+            h.finishLoad()
+            played.append(h.token.entry)
+        }
+        XCTAssertEqual(played.count, 8)
+        XCTAssertEqual(Set(played).count, 8)
+        var back = [h.token.entry]
+        while back.count < 8 {
+            h.command(.previous)
+            h.finishLoad()
+            back.append(h.token.entry)
+        }
+        XCTAssertEqual(back, played.reversed())
+    }
+
+    func testMetadataChangesAreAnnouncedOnlyWhenSomethingChanged() {
+        var h = Harness(uris: uris, play: true)
+        h.event(.loaded(h.token, TrackMetadata(title: "T", artists: ["A"], length: 1_000_000), seekable: true))
+        XCTAssertEqual(h.effects, [.trackMetadataChanged(h.id(1))])
+        XCTAssertEqual(h.engine.setArt("file:///cover.jpg", for: h.id(1)), [.trackMetadataChanged(h.id(1))])
+        XCTAssertEqual(h.engine.setArt("file:///cover.jpg", for: h.id(1)), [], "same art: nothing to say")
+    }
+}

@@ -1,0 +1,136 @@
+import XCTest
+@testable import ReelCore
+
+/// (state, command) → (state, effects) for play, pause, stop and their friends.
+final class EngineTransportTests: XCTestCase {
+    let uris = ["file:///1.ogg", "file:///2.ogg", "file:///3.ogg"]
+
+    func testAddWithoutPlayMakesTheFirstEntryCurrentAndLoadsNothing() {
+        let h = Harness(uris: uris)
+        XCTAssertEqual(h.status, "Stopped")
+        XCTAssertEqual(h.currentID, h.id(1))
+        XCTAssertNil(h.backend.token)
+        XCTAssertTrue(h.engine.snapshot.canPlay)
+        XCTAssertFalse(h.engine.snapshot.canSeek)
+    }
+
+    func testPlayFromStoppedLoadsTheCurrentEntry() {
+        var h = Harness(uris: uris)
+        h.command(.play)
+        guard case .load(let token, let uri, 0, false)? = h.effects.first else { return XCTFail("\(h.effects)") }
+        XCTAssertEqual(token.entry, h.id(1))
+        XCTAssertEqual(uri, "file:///1.ogg")
+        XCTAssertEqual(h.engine.state, .loading(token, play: true))
+        XCTAssertEqual(h.status, "Playing", "a load meant to play reads Playing")
+    }
+
+    func testLoadedThenRestartedStartsTheAnchorAndAnnouncesTheStart() {
+        var h = Harness(uris: uris, play: true)
+        h.event(.loaded(h.token, TrackMetadata(title: "One", length: 5_000_000), seekable: true))
+        XCTAssertEqual(h.engine.state, .playing(h.token))
+        XCTAssertEqual(h.effects, [.trackMetadataChanged(h.id(1))])
+        XCTAssertEqual(h.engine.queue.current?.metadata.title, "One")
+        h.advance(ms: 30)
+        h.event(.restarted(h.token, position: 0))
+        XCTAssertEqual(h.effects, [.seeked(0)])
+        h.advance(ms: 1500)
+        XCTAssertEqual(h.position, 1_500_000)
+        XCTAssertTrue(h.engine.snapshot.canSeek)
+    }
+
+    func testPauseFreezesThePositionWhereItTookEffect() {
+        var h = Harness(uris: uris, play: true)
+        h.finishLoad()
+        h.advance(ms: 2000)
+        h.command(.pause)
+        XCTAssertEqual(h.effects, [.setPaused(true)])
+        XCTAssertEqual(h.status, "Paused")
+        h.advance(ms: 5000)
+        XCTAssertEqual(h.position, 2_000_000)
+        h.command(.play)
+        XCTAssertEqual(h.effects, [.setPaused(false)])
+        h.advance(ms: 250)
+        XCTAssertEqual(h.position, 2_250_000)
+    }
+
+    func testPlayPauseToggles() {
+        var h = Harness(uris: uris, play: true)
+        h.finishLoad()
+        h.command(.playPause)
+        XCTAssertEqual(h.status, "Paused")
+        h.command(.playPause)
+        XCTAssertEqual(h.status, "Playing")
+    }
+
+    func testPauseWhileLoadingKeepsTheLoadButHoldsIt() {
+        var h = Harness(uris: uris, play: true)
+        h.command(.pause)
+        XCTAssertEqual(h.engine.state, .loading(h.token, play: false))
+        XCTAssertEqual(h.effects, [.setPaused(true)])
+        h.finishLoad()
+        XCTAssertEqual(h.engine.state, .paused(h.token))
+        XCTAssertFalse(h.engine.anchor.running)
+    }
+
+    func testStopUnloadsAndResetsThePosition() {
+        var h = Harness(uris: uris, play: true)
+        h.finishLoad()
+        h.advance(ms: 4000)
+        h.command(.stop)
+        XCTAssertEqual(h.effects, [.unload])
+        XCTAssertEqual(h.status, "Stopped")
+        XCTAssertEqual(h.position, 0)
+        XCTAssertEqual(h.currentID, h.id(1), "stop keeps the current entry")
+        h.command(.stop)
+        XCTAssertEqual(h.effects, [], "stopping twice does nothing")
+    }
+
+    func testCommandsOnAnEmptyQueueDoNothing() {
+        var h = Harness()
+        for command in [Command.play, .pause, .playPause, .stop, .next, .previous, .seek(by: 1_000_000)] {
+            XCTAssertNil(h.command(command))
+            XCTAssertEqual(h.effects, [], "\(command)")
+        }
+        XCTAssertFalse(h.engine.snapshot.canPlay)
+        XCTAssertFalse(h.engine.snapshot.canPause)
+    }
+
+    func testRateRebasesTheAnchorAndAnnouncesTheCurrentPosition() {
+        var h = Harness(uris: uris, play: true)
+        h.finishLoad()
+        h.advance(ms: 1000)
+        h.command(.setRate(2))
+        XCTAssertEqual(h.effects, [.setRate(2), .seeked(1_000_000)])
+        h.advance(ms: 500)
+        XCTAssertEqual(h.position, 2_000_000)
+        XCTAssertEqual(h.engine.snapshot.rate, 2)
+    }
+
+    func testRateZeroPausesAndRateNeverReadsZero() {
+        var h = Harness(uris: uris, play: true)
+        h.finishLoad()
+        h.command(.setRate(0))
+        XCTAssertEqual(h.status, "Paused")
+        XCTAssertEqual(h.engine.snapshot.rate, 1)
+    }
+
+    func testBadRatesAreRefusedAndChangeNothing() {
+        var h = Harness(uris: uris, play: true)
+        h.finishLoad()
+        for bad in [Double.nan, -1, .infinity, 0.1, 8] {
+            guard case .invalidArgument? = h.command(.setRate(bad)) else { return XCTFail("rate \(bad) accepted") }
+        }
+        XCTAssertEqual(h.engine.snapshot.rate, 1)
+        XCTAssertEqual(h.status, "Playing")
+    }
+
+    func testVolumeIsClampedAndNaNRefused() {
+        var h = Harness(uris: uris)
+        h.command(.setVolume(3))
+        XCTAssertEqual(h.engine.snapshot.volume, Engine.maximumVolume)
+        h.command(.setVolume(-1))
+        XCTAssertEqual(h.engine.snapshot.volume, 0)
+        XCTAssertNotNil(h.command(.setVolume(.nan)))
+        XCTAssertEqual(h.engine.snapshot.volume, 0)
+    }
+}
