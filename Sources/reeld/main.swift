@@ -13,6 +13,9 @@ case .exit(let status, let text):
     exit(status)
 }
 
+// Before the name is taken, so that a client's SIGTERM never finds us unprepared.
+let stopFD = StopSignals.install()
+
 let xml: String
 do { xml = try InterfaceFile.load() } catch { log("\(error)"); exit(1) }
 
@@ -39,7 +42,6 @@ do { backend = try MPVBackend(options: .init(audioOutput: options.audioOutput, v
     exit(1)
 }
 
-let stopFD = StopSignals.install()
 let daemon = Daemon(connection: connection, backend: backend, introspectionXML: xml)
 
 var uris: [String] = []

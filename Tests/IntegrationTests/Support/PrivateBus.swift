@@ -1,0 +1,35 @@
+import Foundation
+
+/// A dbus-daemon of our own, on a socket in a temp dir, for one test.
+final class PrivateBus {
+    let address: String
+    let dir: URL
+    private let process = Process()
+
+    init() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("reel-bus-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        // --nofork: Foundation's Process cannot watch a daemon that forks away.
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
+        process.arguments = ["--session", "--nofork", "--print-address=1", "--address=unix:path=\(dir.path)/bus"]
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        var text = Data()
+        while !text.contains(UInt8(ascii: "\n")) {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text.append(chunk)
+        }
+        guard let line = String(decoding: text, as: UTF8.self).split(separator: "\n").first else {
+            throw TestFailure("dbus-daemon did not start")
+        }
+        address = String(line)
+    }
+
+    deinit {
+        process.terminate()
+        process.waitUntilExit()
+        try? FileManager.default.removeItem(at: dir)
+    }
+}
