@@ -148,6 +148,14 @@ class DaemonTestCase: XCTestCase {
         }?.changedProperties
     }
 
+    /// Waits until Metadata announces this title (tags arrive once the file is open).
+    func waitForTitle(_ title: String, timeout: Double = 10) throws {
+        while let changed = waitForChange("Metadata", timeout: timeout) {
+            if changed["Metadata"]?.dictionary?["xesam:title"]?.string == title { return }
+        }
+        throw TestFailure("Metadata never announced \(title)")
+    }
+
     func waitForStatus(_ status: String, timeout: Double = 10) throws {
         while let changed = waitForChange("PlaybackStatus", timeout: timeout) {
             if changed["PlaybackStatus"]?.string == status { return }
