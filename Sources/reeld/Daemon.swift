@@ -29,9 +29,11 @@ final class Daemon: PlayerHost {
         engine.handle(command, now: monotonicNow()).map { perform($0) }
     }
 
+    /// The engine's anchor, extrapolated to now. mpv's time-pos is only a
+    /// sample taken at its last audio chunk (up to ~100 ms old), so reading it
+    /// directly would lag; every sample is checked against the anchor instead.
     func position() -> MediaTime {
-        if engine.backendPositionIsLive, let truth = backend.position() { return max(truth, 0) }
-        return engine.anchor.position(at: monotonicNow())
+        max(engine.anchor.position(at: monotonicNow()), 0)
     }
 
     func quit() { quitting = true }
@@ -55,6 +57,7 @@ final class Daemon: PlayerHost {
     }
 
     private func feed(_ event: BackendEvent) {
+        if ProcessInfo.processInfo.environment["REEL_TRACE"] != nil { log("\(monotonicNow() % 100_000_000) \(event)") }
         perform(engine.handle(event, now: monotonicNow()))
     }
 

@@ -14,6 +14,8 @@ class DaemonTestCase: XCTestCase {
     var media: Media { Media.shared }
     /// Signals received and not yet consumed, with their arrival times.
     private var inbox: [(message: Message, at: Int64)] = []
+    /// Every signal received, consumed or not, for replaying into a widget model.
+    private(set) var timeline: [(message: Message, at: Int64)] = []
 
     override func setUpWithError() throws {
         bus = try PrivateBus()
@@ -111,8 +113,16 @@ class DaemonTestCase: XCTestCase {
     }
 
     private func receive(timeoutMs: Int32) {
-        if let m = client.nextMessage(timeoutMs: timeoutMs) { inbox.append((m, monotonicNow())) }
-        while let m = client.popMessage() { inbox.append((m, monotonicNow())) }
+        var arrived: [(Message, Int64)] = []
+        if let m = client.nextMessage(timeoutMs: timeoutMs) { arrived.append((m, monotonicNow())) }
+        while let m = client.popMessage() { arrived.append((m, monotonicNow())) }
+        inbox += arrived
+        timeline += arrived
+    }
+
+    /// Lets time pass while still stamping signals as they arrive.
+    func listen(for seconds: Double) {
+        _ = waitForTimedSignal(timeout: seconds) { _ in false }
     }
 
     /// Waits for the first signal that matches, consuming it and everything before it.
