@@ -1,0 +1,106 @@
+import Foundation
+import ReelMPRIS
+import XCTest
+
+/// The `reel` client against the real daemon.
+final class CLITests: DaemonTestCase {
+    func testWithoutADaemonItSaysSoAndFails() throws {
+        let (status, out) = try reel("status")
+        XCTAssertNotEqual(status, 0)
+        XCTAssertTrue(out.contains("no reel daemon is running"), out)
+    }
+
+    func testStatusQueueAndControl() throws {
+        try startPlaying([media.tones[0], media.tones[1]])
+        var (status, out) = try reel("status")
+        XCTAssertEqual(status, 0)
+        XCTAssertTrue(out.hasPrefix("Playing  Tone 1 — Reel Test  0:0"), out)
+        XCTAssertTrue(out.hasSuffix("/0:08"), out)
+
+        (status, out) = try reel("queue")
+        XCTAssertEqual(out.split(separator: "\n").map(String.init), ["* 1  Tone 1 — Reel Test  0:08", "  2  tone2.ogg"])
+
+        XCTAssertEqual(try reel("pause").0, 0)
+        try waitForStatus("Paused")
+        XCTAssertEqual(try reel("seek", "0:05").0, 0)
+        XCTAssertNotNil(waitForSignal { $0.member == "Seeked" })
+        XCTAssertEqual(try position(), 5_000_000)
+        XCTAssertEqual(try reel("seek", "-1.5").0, 0)
+        XCTAssertNotNil(waitForSignal { $0.member == "Seeked" })
+        XCTAssertEqual(try position(), 3_500_000)
+
+        (status, out) = try reel("status", "--json")
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(out.utf8)) as? [String: Any])
+        XCTAssertEqual(json["status"] as? String, "Paused")
+        XCTAssertEqual(json["position"] as? Int, 3_500_000)
+        XCTAssertEqual(json["length"] as? Int, 8_000_000)
+        XCTAssertEqual(json["title"] as? String, "Tone 1")
+
+        XCTAssertEqual(try reel("add", media.tones[2].path).1, "added 1 entry")
+        XCTAssertEqual(try reel("goto", "3").0, 0)
+        try waitForTitle("Tone 3")
+        XCTAssertEqual(try reel("rm", "1").0, 0)
+        XCTAssertEqual(try tracks().count, 2)
+        XCTAssertEqual(try reel("rate", "1.25").0, 0)
+        XCTAssertEqual(try get("Rate").double, 1.25)
+        XCTAssertEqual(try reel("volume", "0.5").0, 0)
+        XCTAssertEqual(try reel("loop", "track").0, 0)
+        XCTAssertEqual(try get("LoopStatus").string, "Track")
+        XCTAssertEqual(try reel("shuffle", "on").0, 0)
+        XCTAssertEqual(try get("Shuffle").bool, true)
+
+        (status, out) = try reel("queue", "--json")
+        let rows = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(out.utf8)) as? [[String: Any]])
+        XCTAssertEqual(rows.count, 2)
+        XCTAssertEqual(rows.filter { $0["current"] as? Bool == true }.first?["title"] as? String, "Tone 3")
+
+        XCTAssertEqual(try reel("clear").0, 0)
+        XCTAssertEqual(try reel("status").1, "Stopped  (nothing queued)")
+    }
+
+    func testErrorsAreClearAndNonZero() throws {
+        try startDaemon([media.tones[0]])
+        var (status, out) = try reel("add", "/no/such/file.ogg")
+        XCTAssertEqual(status, 1)
+        XCTAssertTrue(out.contains("no such file: /no/such/file.ogg"), out)
+        (status, out) = try reel("goto", "9")
+        XCTAssertEqual(status, 1)
+        XCTAssertTrue(out.contains("no entry 9"), out)
+        (status, out) = try reel("rate", "-2")
+        XCTAssertEqual(status, 1)
+        XCTAssertTrue(out.contains("Rate"), out)
+        (status, _) = try reel("dance")
+        XCTAssertEqual(status, 2)
+        XCTAssertEqual(try tracks().count, 1)
+    }
+
+    func testStatusShowsTheLastError() throws {
+        try startDaemon([media.broken, media.tones[0]])
+        try waitForStart()
+        let (_, out) = try reel("status")
+        XCTAssertTrue(out.contains("[error: broken.ogg:"), out)
+    }
+
+    func testFollowPrintsALinePerChange() throws {
+        try startPlaying([media.tones[0], media.tones[1]])
+        let follow = try ChildProcess(Binaries.reel, ["status", "--follow"], busAddress: bus.address, home: home)
+        defer { follow.stop() }
+        XCTAssertNotNil(waitForLine(follow, "Playing  Tone 1"))
+        try player("Pause")
+        XCTAssertNotNil(waitForLine(follow, "Paused  Tone 1"))
+        try player("Next")
+        XCTAssertNotNil(waitForLine(follow, "Paused  Tone 2"))
+        try call(MPRIS.root, "Quit")
+        XCTAssertNotNil(follow.waitForExit())
+        XCTAssertTrue(follow.text.contains("daemon stopped"), follow.text)
+    }
+
+    func waitForLine(_ child: ChildProcess, _ text: String, timeout: Double = 10) -> String? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if child.text.contains(text) { return child.text }
+            listen(for: 0.02)
+        }
+        return nil
+    }
+}

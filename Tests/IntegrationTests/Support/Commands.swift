@@ -1,0 +1,26 @@
+import Foundation
+
+extension DaemonTestCase {
+    /// Runs a command-line client against the test bus; returns (status, output).
+    @discardableResult
+    func runTool(_ executable: URL, _ args: [String], timeout: Double = 10) throws -> (Int32, String) {
+        let child = try ChildProcess(executable, args, busAddress: bus.address, home: home)
+        guard let status = child.waitForExit(timeout: timeout) else {
+            child.stop()
+            throw TestFailure("\(executable.lastPathComponent) \(args) did not finish")
+        }
+        return (status, child.text.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    @discardableResult
+    func playerctl(_ args: String...) throws -> String {
+        let (status, out) = try runTool(URL(fileURLWithPath: "/usr/bin/playerctl"), ["-p", "reel"] + args)
+        guard status == 0 else { throw TestFailure("playerctl \(args) failed (\(status)): \(out)") }
+        return out
+    }
+
+    @discardableResult
+    func reel(_ args: String...) throws -> (Int32, String) {
+        try runTool(Binaries.reel, args)
+    }
+}
