@@ -20,11 +20,12 @@ let package = Package(
         .executableTarget(name: "reeld", dependencies: ["ReelCore", "ReelDBus", "ReelMPRIS", "ReelMPV"]),
         .target(name: "ReelCLI", dependencies: ["ReelDBus"]),
         .executableTarget(name: "reel", dependencies: ["ReelCLI"]),
-        .executableTarget(name: "reel-bench", dependencies: ["ReelDBus", "ReelMPRIS"]),
+        .target(name: "ReelHarness"),
+        .executableTarget(name: "reel-bench", dependencies: ["ReelDBus", "ReelMPRIS", "ReelHarness"]),
         .testTarget(name: "ReelCoreTests", dependencies: ["ReelCore"]),
         .testTarget(name: "ReelDBusTests", dependencies: ["ReelDBus"]),
         .testTarget(name: "ReelCLITests", dependencies: ["ReelCLI"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["ReelDBus", "ReelMPRIS"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["ReelDBus", "ReelMPRIS", "ReelHarness"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,1 +1,87 @@
-// placeholder
+import Foundation
+import ReelHarness
+import ReelMPRIS
+
+// make bench: reeld against mpv with mpv-mpris, on the same generated files,
+// on one private bus each. Prints a Markdown table for the README.
+
+func say(_ line: String) {
+    FileHandle.standardError.write(Data((line + "\n").utf8))
+}
+
+let dir = FileManager.default.temporaryDirectory.appendingPathComponent("reel-bench-\(getpid())")
+try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(at: dir) }
+say("generating media in \(dir.path)")
+let files = try (1...3).map { i -> URL in
+    let url = dir.appendingPathComponent("bench\(i).ogg")
+    try Tones.make(url, frequency: 300 + 100 * i, seconds: 60, tags: ["title": "Bench \(i)", "artist": "reel"])
+    return url
+}
+
+struct Row {
+    var latency: Stats
+    var next: Stats
+    var drift: [Measure.Change: Stats] = [:]
+    var usage: Usage
+    /// Signals during steady playback: each Seeked is a re-anchor to mpv's real position.
+    var steadySignals: Int
+}
+
+func run(_ make: (PrivateBus) throws -> Subject) throws -> Row {
+    let bus = try PrivateBus()
+    let subject = try make(bus)
+    defer { subject.child.stop() }
+    let probe = try Probe(bus: bus, name: subject.busName)
+    try probe.waitForOwner()
+    probe.listen(1) { _, _ in }
+    say("\(subject.label): CPU and RSS over 10 s of playback")
+    var steadySignals = 0
+    let usage = Usage.measure(pid: subject.child.process.processIdentifier, seconds: 10) { seconds in
+        probe.listen(seconds) { message, _ in if message.kind == .signal { steadySignals += 1 } }
+    }
+    let measure = Measure(probe: probe)
+    say("\(subject.label): PlayPause → PropertiesChanged, 200 calls")
+    let latency = try measure.playPauseLatency(calls: 200)
+    try probe.player("Play")
+    say("\(subject.label): Next → Metadata, 20 calls")
+    let next = try measure.nextLatency(calls: 20)
+    var row = Row(latency: latency, next: next, usage: usage, steadySignals: steadySignals)
+    for change in Measure.Change.allCases {
+        say("\(subject.label): widget drift after \(change.rawValue), 7 runs")
+        row.drift[change] = try measure.widgetDrift(change, runs: 7)
+    }
+    return row
+}
+
+let reel = try run { try Subject.reeld(files: files, bus: $0) }
+let mpv = try run { try Subject.mpvMPRIS(files: files, bus: $0) }
+let bareBus = try PrivateBus()
+let bare = try Subject.bareMPV(file: files[0], bus: bareBus)
+usleep(1_000_000)
+say("bare mpv: CPU and RSS over 10 s of playback")
+let bareUsage = Usage.measure(pid: bare.child.process.processIdentifier, seconds: 10)
+bare.child.stop()
+
+let cpu = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
+    .split(separator: "\n").first { $0.hasPrefix("model name") }?.split(separator: ":").last?
+    .trimmingCharacters(in: .whitespaces) ?? "unknown CPU"
+let formatter = DateFormatter()
+formatter.dateFormat = "yyyy-MM-dd"
+print("Measured \(formatter.string(from: Date())) on \(cpu), \(ProcessInfo.processInfo.activeProcessorCount) cores, ao=null.\n")
+print("| measure | reeld | mpv + mpv-mpris |")
+print("|---|---|---|")
+print("| PlayPause → PropertiesChanged, p50 (200 calls) | \(ms(reel.latency.median)) | \(ms(mpv.latency.median)) |")
+print("| PlayPause → PropertiesChanged, p99 | \(ms(reel.latency.percentile(99))) | \(ms(mpv.latency.percentile(99))) |")
+print("| Next → new Metadata, p50 (20 calls) | \(ms(reel.next.median)) | \(ms(mpv.next.median)) |")
+for change in Measure.Change.allCases {
+    print("| widget drift 0.5 s after \(change.rawValue), median of 7 (max) | "
+          + "\(ms(reel.drift[change]!.median)) (\(ms(reel.drift[change]!.percentile(100)))) | "
+          + "\(ms(mpv.drift[change]!.median)) (\(ms(mpv.drift[change]!.percentile(100)))) |")
+}
+print("| signals during 10 s of steady playback | \(reel.steadySignals) | \(mpv.steadySignals) |")
+print("| RSS while playing | \(reel.usage.rssKiB / 1024) MiB | \(mpv.usage.rssKiB / 1024) MiB |")
+print("| CPU over 10 s of playback | \(String(format: "%.1f", reel.usage.cpuPercent)) % | "
+      + "\(String(format: "%.1f", mpv.usage.cpuPercent)) % |")
+print("\nBare `mpv --no-video` on the same file: RSS \(bareUsage.rssKiB / 1024) MiB, "
+      + "CPU \(String(format: "%.1f", bareUsage.cpuPercent)) %.")

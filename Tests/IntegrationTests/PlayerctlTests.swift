@@ -1,4 +1,5 @@
 import Foundation
+import ReelHarness
 import ReelMPRIS
 import XCTest
 

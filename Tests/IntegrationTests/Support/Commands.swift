@@ -1,4 +1,5 @@
 import Foundation
+import ReelHarness
 
 extension DaemonTestCase {
     /// Runs a command-line client against the test bus; returns (status, output).

@@ -1,4 +1,5 @@
 import Foundation
+import ReelHarness
 import ReelDBus
 import ReelMPRIS
 import XCTest

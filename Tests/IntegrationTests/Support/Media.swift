@@ -1,7 +1,8 @@
 import Foundation
+import ReelHarness
 
-/// Test media, generated once per test run with ffmpeg: short tagged tones,
-/// an album folder with a cover image, and a file that is not media at all.
+/// Test media, generated once per test run: short tagged tones, an album
+/// folder with a cover image, and a file that is not media at all.
 struct Media: Sendable {
     let dir: URL
     /// Four tagged 8-second tones: "Tone 1" … "Tone 4" by "Reel Test".
@@ -19,35 +20,21 @@ struct Media: Sendable {
     private static func generate() throws -> Media {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("reel-media-\(getpid())")
         try FileManager.default.createDirectory(at: dir.appendingPathComponent("album"), withIntermediateDirectories: true)
-        var tones: [URL] = []
-        for i in 1...4 {
+        let tones = try (1...4).map { i -> URL in
             let url = dir.appendingPathComponent("tone\(i).ogg")
-            try ffmpeg(["-f", "lavfi", "-i", "sine=frequency=\(200 + 100 * i):duration=8",
-                        "-metadata", "title=Tone \(i)", "-metadata", "artist=Reel Test", "-metadata", "album=Tones",
-                        "-metadata", "album_artist=Reel Ensemble", "-metadata", "track=\(i)/4",
-                        "-c:a", "libvorbis", url.path])
-            tones.append(url)
+            try Tones.make(url, frequency: 200 + 100 * i, seconds: 8,
+                           tags: ["title": "Tone \(i)", "artist": "Reel Test", "album": "Tones",
+                                  "album_artist": "Reel Ensemble", "track": "\(i)/4"])
+            return url
         }
         let withCover = dir.appendingPathComponent("album/untagged song.ogg")
-        try ffmpeg(["-f", "lavfi", "-i", "sine=frequency=660:duration=8", "-c:a", "libvorbis", withCover.path])
+        try Tones.make(withCover, frequency: 660, seconds: 8)
         let cover = dir.appendingPathComponent("album/cover.jpg")
-        try ffmpeg(["-f", "lavfi", "-i", "color=c=blue:s=64x64", "-frames:v", "1", cover.path])
+        try Tones.image(cover)
         let broken = dir.appendingPathComponent("broken.ogg")
         try Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 7919) }).write(to: broken)
         return Media(dir: dir, tones: tones, withCover: withCover, cover: cover, broken: broken)
     }
-
-    private static func ffmpeg(_ args: [String]) throws {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        p.arguments = ["-loglevel", "error", "-y"] + args
-        try p.run()
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else { throw TestFailure("ffmpeg \(args) failed") }
-    }
 }
 
-struct TestFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
+typealias TestFailure = HarnessError

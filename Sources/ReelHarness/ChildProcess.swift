@@ -1,25 +1,26 @@
 import Foundation
 
-/// Where the built executables are: beside the test bundle.
-enum Binaries {
-    static let dir: URL = {
+/// Where the built executables are: beside the running test bundle or benchmark.
+public enum Binaries {
+    public static let dir: URL = {
         let candidates = [
             URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
-            URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../.build/debug").standardized,
+            URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../.build/debug").standardized,
         ]
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.appendingPathComponent("reeld").path) }
             ?? candidates[1]
     }()
-    static var reeld: URL { dir.appendingPathComponent("reeld") }
-    static var reel: URL { dir.appendingPathComponent("reel") }
+    public static var reeld: URL { dir.appendingPathComponent("reeld") }
+    public static var reel: URL { dir.appendingPathComponent("reel") }
 }
 
-/// A process started with a test bus in its environment and output captured.
-final class ChildProcess {
-    let process = Process()
+/// A process started with a private bus and XDG dirs under `home` in its
+/// environment, its output captured in a file.
+public final class ChildProcess {
+    public let process = Process()
     private let output: URL
 
-    init(_ executable: URL, _ args: [String], busAddress: String?, home: URL) throws {
+    public init(_ executable: URL, _ args: [String], busAddress: String?, home: URL) throws {
         output = home.appendingPathComponent("output-\(UUID().uuidString.prefix(6)).log")
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         process.executableURL = executable
@@ -39,16 +40,16 @@ final class ChildProcess {
         try process.run()
     }
 
-    var text: String { (try? String(contentsOf: output, encoding: .utf8)) ?? "" }
+    public var text: String { (try? String(contentsOf: output, encoding: .utf8)) ?? "" }
 
     /// Waits for exit (at most `timeout` s) and returns the status, or nil if it is still running.
-    func waitForExit(timeout: Double = 10) -> Int32? {
+    public func waitForExit(timeout: Double = 10) -> Int32? {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { usleep(5_000) }
         return process.isRunning ? nil : process.terminationStatus
     }
 
-    func stop() {
+    public func stop() {
         guard process.isRunning else { return }
         process.terminate()
         if waitForExit(timeout: 5) == nil { kill(process.processIdentifier, SIGKILL) }

@@ -1,12 +1,13 @@
 import Foundation
 
-/// A dbus-daemon of our own, on a socket in a temp dir, for one test.
-final class PrivateBus {
-    let address: String
-    let dir: URL
+/// A dbus-daemon of our own, on a socket in a fresh temp dir, for tests and
+/// the benchmark. It stops and the dir goes away when the value is released.
+public final class PrivateBus {
+    public let address: String
+    public let dir: URL
     private let process = Process()
 
-    init() throws {
+    public init() throws {
         dir = FileManager.default.temporaryDirectory.appendingPathComponent("reel-bus-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         // --nofork: Foundation's Process cannot watch a daemon that forks away.
@@ -22,7 +23,7 @@ final class PrivateBus {
             text.append(chunk)
         }
         guard let line = String(decoding: text, as: UTF8.self).split(separator: "\n").first else {
-            throw TestFailure("dbus-daemon did not start")
+            throw HarnessError("dbus-daemon did not start")
         }
         address = String(line)
     }
