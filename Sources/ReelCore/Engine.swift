@@ -236,7 +236,7 @@ public struct Engine: Sendable {
 
     public mutating func handle(_ event: BackendEvent, now: MonotonicTime) -> [Effect] {
         switch event {
-        case .loaded(let token, let metadata, let canSeek):
+        case .loaded(let token, let metadata, let canSeek, _):
             guard case .loading(token, let play) = state else { return [] }
             state = play ? .playing(token) : .paused(token)
             seekable = canSeek

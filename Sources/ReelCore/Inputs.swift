@@ -39,8 +39,9 @@ public struct LoadToken: Hashable, Sendable, CustomStringConvertible {
 
 /// What the backend reports, tagged with the load it belongs to.
 public enum BackendEvent: Equatable, Sendable {
-    /// The file is open: its tags, length and whether it can seek.
-    case loaded(LoadToken, TrackMetadata, seekable: Bool)
+    /// The file is open: its tags, length, whether it can seek, and whether
+    /// it carries embedded cover art (which the daemon extracts off the loop).
+    case loaded(LoadToken, TrackMetadata, seekable: Bool, embeddedArt: Bool = false)
     /// Playback (re)started after a load or a seek, at this real position.
     case restarted(LoadToken, position: MediaTime)
     /// The backend's real position (mpv `time-pos`).

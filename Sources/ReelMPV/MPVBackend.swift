@@ -153,7 +153,7 @@ public final class MPVBackend {
             return nil
         case MPV_EVENT_FILE_LOADED:
             guard let token = currentToken else { return nil }
-            return .loaded(token, loadedMetadata(), seekable: flag("seekable") ?? false)
+            return .loaded(token, loadedMetadata(), seekable: flag("seekable") ?? false, embeddedArt: hasAlbumArt())
         case MPV_EVENT_PLAYBACK_RESTART:
             guard let token = currentToken, let position = position() else { return nil }
             return .restarted(token, position: position)
@@ -204,6 +204,17 @@ public final class MPVBackend {
         let tags = TagReader(MPVNode.map(node).compactMapValues(MPVNode.string))
         tags.apply(to: &metadata)
         return metadata
+    }
+
+    /// Whether the open file has an attached picture (mpv lists it as an albumart track).
+    private func hasAlbumArt() -> Bool {
+        var node = mpv_node()
+        guard mpv_get_property(handle, "track-list", MPV_FORMAT_NODE, &node) >= 0 else { return false }
+        defer { mpv_free_node_contents(&node) }
+        return MPVNode.array(node).contains { track in
+            let fields = MPVNode.map(track)
+            return fields["albumart"].map(MPVNode.flag) == true
+        }
     }
 
     // MARK: Small helpers

@@ -12,6 +12,15 @@ enum MPVNode {
         return result
     }
 
+    static func array(_ node: mpv_node) -> [mpv_node] {
+        guard node.format == MPV_FORMAT_NODE_ARRAY, let list = node.u.list?.pointee else { return [] }
+        return (0..<Int(list.num)).map { list.values[$0] }
+    }
+
+    static func flag(_ node: mpv_node) -> Bool {
+        node.format == MPV_FORMAT_FLAG && node.u.flag != 0
+    }
+
     static func string(_ node: mpv_node) -> String? {
         guard node.format == MPV_FORMAT_STRING, let s = node.u.string else { return nil }
         return String(cString: s)

@@ -1,10 +1,19 @@
 import Foundation
+import ReelCore
 
-/// Finds cover art for a local file: an image beside it, as most music
-/// folders have. Stats a handful of names only, so it is cheap on the loop.
-enum CoverArt {
+/// Cover art for local files: an image beside the file, or the picture
+/// embedded in it, extracted once into the cache directory.
+final class CoverArt: Sendable {
     static let names = ["cover.jpg", "cover.png", "folder.jpg", "folder.png", "Cover.jpg", "Folder.jpg", "front.jpg"]
+    let cacheDir: URL
+    let results = Mailbox<(EntryID, String)>()
+    private let queue = DispatchQueue(label: "reel.cover-art", qos: .utility)
 
+    init(cacheDir: URL) {
+        self.cacheDir = cacheDir
+    }
+
+    /// An image beside a local file. Stats a handful of names only, so it is cheap on the loop.
     static func beside(_ uri: String) -> String? {
         guard let url = URL(string: uri), url.isFileURL else { return nil }
         let dir = url.deletingLastPathComponent()
@@ -13,5 +22,50 @@ enum CoverArt {
             if FileManager.default.isReadableFile(atPath: candidate.path) { return candidate.absoluteString }
         }
         return nil
+    }
+
+    /// Extracts the embedded picture of a local file on a worker thread and
+    /// posts its file:// URI to `results`. A file already extracted is reused.
+    func extract(from uri: String, for entry: EntryID) {
+        guard let url = URL(string: uri), url.isFileURL else { return }
+        let target = cacheDir.appendingPathComponent(Self.cacheName(for: url))
+        queue.async { [results] in
+            if !FileManager.default.fileExists(atPath: target.path) {
+                guard Self.runFFmpeg(input: url.path, output: target) else { return }
+            }
+            results.post((entry, target.absoluteString))
+        }
+    }
+
+    /// Names the cached image after the file's path, size and modification time,
+    /// so a changed file gets its art extracted again.
+    static func cacheName(for url: URL) -> String {
+        let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
+        let size = (attributes?[.size] as? NSNumber)?.int64Value ?? 0
+        let mtime = (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325   // FNV-1a
+        for byte in "\(url.path)|\(size)|\(Int64(mtime))".utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
+        }
+        return String(hash, radix: 16) + ".jpg"
+    }
+
+    private static func runFFmpeg(input: String, output: URL) -> Bool {
+        try? FileManager.default.createDirectory(at: output.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let partial = output.deletingPathExtension().appendingPathExtension("part.jpg")
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        p.arguments = ["-nostdin", "-loglevel", "error", "-y", "-i", input, "-an", "-map", "0:v:0", "-frames:v", "1", partial.path]
+        p.standardInput = FileHandle.nullDevice
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        do { try p.run() } catch {
+            log("cannot extract cover art (is ffmpeg installed?): \(error)")
+            return false
+        }
+        p.waitUntilExit()
+        guard p.terminationStatus == 0 else { try? FileManager.default.removeItem(at: partial); return false }
+        // Renamed into place only once complete, so a reader never sees half a file.
+        return (try? FileManager.default.moveItem(at: partial, to: output)) != nil
     }
 }

@@ -14,10 +14,12 @@ final class Daemon: PlayerHost {
     /// Engine announcements of this loop turn, for the MPRIS adapter.
     private var announcements: [Effect] = []
     private var quitting = false
+    private let art: CoverArt
 
-    init(connection: Connection, backend: MPVBackend, introspectionXML: String) {
+    init(connection: Connection, backend: MPVBackend, introspectionXML: String, cacheDir: URL) {
         self.connection = connection
         self.backend = backend
+        art = CoverArt(cacheDir: cacheDir.appendingPathComponent("art"))
         mpris = MPRISService(connection: connection, host: self, introspectionXML: introspectionXML, version: reelVersion)
     }
 
@@ -57,6 +59,10 @@ final class Daemon: PlayerHost {
     }
 
     private func feed(_ event: BackendEvent) {
+        if case .loaded(let token, _, _, true) = event, let entry = engine.queue[token.entry],
+           entry.metadata.artURL == nil {
+            art.extract(from: entry.uri, for: token.entry)
+        }
         if ProcessInfo.processInfo.environment["REEL_TRACE"] != nil { log("\(monotonicNow() % 100_000_000) \(event)") }
         perform(engine.handle(event, now: monotonicNow()))
     }
@@ -69,11 +75,13 @@ final class Daemon: PlayerHost {
             pollfd(fd: connection.fd, events: Int16(POLLIN), revents: 0),
             pollfd(fd: backend.wakeupFD, events: Int16(POLLIN), revents: 0),
             pollfd(fd: stopFD, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: art.results.fd, events: Int16(POLLIN), revents: 0),
         ]
         while !quitting {
             // libdbus may already hold messages it read while writing: take them first.
             while let message = connection.popMessage() { mpris?.handle(message) }
             for event in backend.drainEvents() { feed(event) }
+            for (entry, url) in art.results.take() { perform(engine.setArt(url, for: entry)) }
             mpris?.publish(announcements)
             announcements.removeAll()
             if quitting { break }

@@ -42,7 +42,11 @@ do { backend = try MPVBackend(options: .init(audioOutput: options.audioOutput, v
     exit(1)
 }
 
-let daemon = Daemon(connection: connection, backend: backend, introspectionXML: xml)
+let environment = ProcessInfo.processInfo.environment
+let cacheHome = environment["XDG_CACHE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+    ?? NSHomeDirectory() + "/.cache"
+let daemon = Daemon(connection: connection, backend: backend, introspectionXML: xml,
+                    cacheDir: URL(fileURLWithPath: cacheHome).appendingPathComponent("reel"))
 
 var uris: [String] = []
 for file in options.files {

@@ -27,6 +27,27 @@ final class MetadataTests: DaemonTestCase {
         XCTAssertNil(m["xesam:artist"])
     }
 
+    func testEmbeddedArtIsExtractedOnceIntoTheCache() throws {
+        try startDaemon([media.embeddedArt])
+        let url = try XCTUnwrap(URL(string: try waitForArt()))
+        XCTAssertTrue(url.path.hasPrefix(home.appendingPathComponent("cache/reel/art").path), url.path)
+        let image = try Data(contentsOf: url)
+        XCTAssertEqual(Array(image.prefix(2)), [0xFF, 0xD8], "a JPEG")
+        // Played again, the same extracted file is used.
+        let made = try FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate] as? Date
+        try player("OpenUri", [.string(media.embeddedArt.absoluteString)])
+        XCTAssertEqual(try waitForArt(), url.absoluteString)
+        XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate] as? Date, made)
+    }
+
+    /// Waits for the Metadata change that brings cover art.
+    func waitForArt() throws -> String {
+        while let changed = waitForChange("Metadata") {
+            if let art = changed["Metadata"]?.dictionary?["mpris:artUrl"]?.string { return art }
+        }
+        throw TestFailure("no cover art was announced")
+    }
+
     func testMetadataIsAnnouncedOncePerChangeNotPerTag() throws {
         try startDaemon([media.tones[0], media.tones[1]])
         try waitForStart()

@@ -12,6 +12,8 @@ struct Media: Sendable {
     let cover: URL
     /// Random bytes named .ogg.
     let broken: URL
+    /// An MP3 with its cover embedded (ID3 APIC).
+    let embeddedArt: URL
 
     static let shared: Media = {
         do { return try generate() } catch { fatalError("cannot generate test media: \(error)") }
@@ -33,7 +35,12 @@ struct Media: Sendable {
         try Tones.image(cover)
         let broken = dir.appendingPathComponent("broken.ogg")
         try Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 7919) }).write(to: broken)
-        return Media(dir: dir, tones: tones, withCover: withCover, cover: cover, broken: broken)
+        let embeddedArt = dir.appendingPathComponent("embedded.mp3")
+        try Tones.ffmpeg(["-f", "lavfi", "-i", "sine=frequency=500:duration=8", "-i", cover.path,
+                          "-map", "0:a", "-map", "1:v", "-c:a", "libmp3lame", "-c:v", "copy", "-id3v2_version", "3",
+                          "-disposition:v", "attached_pic", "-metadata", "title=Embedded", embeddedArt.path])
+        return Media(dir: dir, tones: tones, withCover: withCover, cover: cover, broken: broken,
+                     embeddedArt: embeddedArt)
     }
 }
 
