@@ -19,6 +19,11 @@ public final class MPVBackend {
     /// buffer (about 150 ms) until playback resumes; yet playback resumes at
     /// the exact target. Until then the target is the real position.
     private var pausedSeekTarget: MediaTime?
+    /// The first error mpv logged while opening the current file: more telling
+    /// than the error code ("HTTP error 404 Not Found" rather than "loading failed").
+    private var openingError: String?
+    /// Between START_FILE and FILE_LOADED.
+    private var opening = false
 
     private enum Observed: UInt64 { case timePos = 1, pausedForCache = 2 }
 
@@ -65,7 +70,7 @@ public final class MPVBackend {
             mpv_terminate_destroy(handle)
             throw MPVError("mpv_initialize failed: \(MPVError.describe(rc))")
         }
-        mpv_request_log_messages(handle, "error")
+        mpv_request_log_messages(handle, "warn")
         mpv_observe_property(handle, Observed.timePos.rawValue, "time-pos", MPV_FORMAT_DOUBLE)
         mpv_observe_property(handle, Observed.pausedForCache.rawValue, "paused-for-cache", MPV_FORMAT_FLAG)
         mpv_set_wakeup_callback(handle, { context in
@@ -150,8 +155,11 @@ public final class MPVBackend {
         switch event.event_id {
         case MPV_EVENT_START_FILE:
             playingEntry = event.data?.assumingMemoryBound(to: mpv_event_start_file.self).pointee.playlist_entry_id
+            openingError = nil
+            opening = true
             return nil
         case MPV_EVENT_FILE_LOADED:
+            opening = false
             guard let token = currentToken else { return nil }
             return .loaded(token, loadedMetadata(), seekable: flag("seekable") ?? false, embeddedArt: hasAlbumArt())
         case MPV_EVENT_PLAYBACK_RESTART:
@@ -163,7 +171,9 @@ public final class MPVBackend {
             guard let token = tokens.removeValue(forKey: end.playlist_entry_id) else { return nil }
             switch end.reason {
             case MPV_END_FILE_REASON_EOF: return .endOfFile(token)
-            case MPV_END_FILE_REASON_ERROR: return .failed(token, reason: MPVError.describe(end.error))
+            case MPV_END_FILE_REASON_ERROR:
+                let reason = MPVError.describe(end.error)
+                return .failed(token, reason: openingError.map { "\(reason): \($0)" } ?? reason)
             default: return nil
             }
         case MPV_EVENT_PROPERTY_CHANGE:
@@ -181,8 +191,14 @@ public final class MPVBackend {
             }
         case MPV_EVENT_LOG_MESSAGE:
             if let log = event.data?.assumingMemoryBound(to: mpv_event_log_message.self).pointee {
-                let text = "mpv[\(String(cString: log.prefix))]: \(String(cString: log.text))"
-                FileHandle.standardError.write(Data(text.utf8))
+                let text = String(cString: log.text).trimmingCharacters(in: .whitespacesAndNewlines)
+                // Warnings only explain a failure; errors are worth a log line of their own.
+                if log.log_level.rawValue <= MPV_LOG_LEVEL_ERROR.rawValue {
+                    FileHandle.standardError.write(Data("mpv[\(String(cString: log.prefix))]: \(text)\n".utf8))
+                }
+                if openingError == nil, opening {
+                    openingError = text
+                }
             }
             return nil
         default:
