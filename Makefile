@@ -29,7 +29,7 @@ release: deps
 
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	$(SWIFT) test --skip-build --disable-swift-testing
 
 run: release
 	@./scripts/demo "$(DEMO_DIR)"

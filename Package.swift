@@ -25,6 +25,7 @@ let package = Package(
         .testTarget(name: "ReelCoreTests", dependencies: ["ReelCore"]),
         .testTarget(name: "ReelDBusTests", dependencies: ["ReelDBus"]),
         .testTarget(name: "ReelCLITests", dependencies: ["ReelCLI"]),
+        .testTarget(name: "ReelMPRISTests", dependencies: ["ReelMPRIS"]),
         .testTarget(name: "IntegrationTests", dependencies: ["ReelDBus", "ReelMPRIS", "ReelHarness"]),
     ],
     swiftLanguageModes: [.v6]

@@ -25,7 +25,7 @@ public enum TimeText {
         let fraction = pieces.count > 1 ? pieces[1] : ""
         guard !(whole.isEmpty && fraction.isEmpty), whole.count <= 12, fraction.count <= 6,
               whole.allSatisfy(\.isASCIIDigit), fraction.allSatisfy(\.isASCIIDigit) else { return nil }
-        let micros = Int64(fraction.padding(toLength: 6, withPad: "0", startingAt: 0))!
+        let micros = Int64(String(fraction) + String(repeating: "0", count: 6 - fraction.count))!
         return (Int64(whole.isEmpty ? "0" : String(whole)) ?? 0) * 1_000_000 + micros
     }
 
@@ -43,10 +43,4 @@ public enum TimeText {
 
 extension Character {
     var isASCIIDigit: Bool { isASCII && isNumber }
-}
-
-extension Substring {
-    func padding(toLength length: Int, withPad pad: Character, startingAt _: Int) -> String {
-        count >= length ? String(self) : String(self) + String(repeating: pad, count: length - count)
-    }
 }

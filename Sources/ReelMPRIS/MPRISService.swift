@@ -61,9 +61,9 @@ public final class MPRISService {
         case ("org.freedesktop.DBus.Peer", "Ping"): return []
         case ("org.freedesktop.DBus.Peer", "GetMachineId"): return [.string(machineID())]
         case (MPRIS.properties, "Get"):
-            let (spec, name) = try property(args[0].string!, args[1].string!)
-            _ = spec
-            return [.variant(try read(args[0].string!, name))]
+            let (interface, name) = (args[0].string!, args[1].string!)
+            _ = try property(interface, name)   // unknown interface or property: a clear error
+            return [.variant(try read(interface, name))]
         case (MPRIS.properties, "GetAll"):
             let name = args[0].string!
             guard let spec = interfaces[name] else { throw BusError.unknownInterface("no interface \(name)") }

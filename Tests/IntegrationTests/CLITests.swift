@@ -86,22 +86,13 @@ final class CLITests: DaemonTestCase {
         try startPlaying([media.tones[0], media.tones[1]])
         let follow = try ChildProcess(Binaries.reel, ["status", "--follow"], busAddress: bus.address, home: home)
         defer { follow.stop() }
-        XCTAssertNotNil(waitForLine(follow, "Playing  Tone 1"))
+        XCTAssertNotNil(waitForOutput(follow, "Playing  Tone 1"))
         try player("Pause")
-        XCTAssertNotNil(waitForLine(follow, "Paused  Tone 1"))
+        XCTAssertNotNil(waitForOutput(follow, "Paused  Tone 1"))
         try player("Next")
-        XCTAssertNotNil(waitForLine(follow, "Paused  Tone 2"))
+        XCTAssertNotNil(waitForOutput(follow, "Paused  Tone 2"))
         try call(MPRIS.root, "Quit")
         XCTAssertNotNil(follow.waitForExit())
         XCTAssertTrue(follow.text.contains("daemon stopped"), follow.text)
-    }
-
-    func waitForLine(_ child: ChildProcess, _ text: String, timeout: Double = 10) -> String? {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if child.text.contains(text) { return child.text }
-            listen(for: 0.02)
-        }
-        return nil
     }
 }

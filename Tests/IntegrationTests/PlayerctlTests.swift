@@ -50,14 +50,4 @@ final class PlayerctlTests: DaemonTestCase {
         try player("Pause")
         XCTAssertNotNil(waitForOutput(follow, "Paused"))
     }
-
-    /// Waits for a line to appear in a running process's output, while listening on the bus.
-    func waitForOutput(_ child: ChildProcess, _ text: String, timeout: Double = 10) -> String? {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if child.text.contains(text) { return child.text }
-            listen(for: 0.02)
-        }
-        return nil
-    }
 }

@@ -20,6 +20,16 @@ extension DaemonTestCase {
         return out
     }
 
+    /// Waits for text to appear in a running process's output, while listening on the bus.
+    func waitForOutput(_ child: ChildProcess, _ text: String, timeout: Double = 10) -> String? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if child.text.contains(text) { return child.text }
+            listen(for: 0.02)
+        }
+        return nil
+    }
+
     @discardableResult
     func reel(_ args: String...) throws -> (Int32, String) {
         try runTool(Binaries.reel, args)
