@@ -23,13 +23,15 @@ struct Options {
           --help         show this help
           --version      show the version
 
+        defaults for --ao and --video: $XDG_CONFIG_HOME/reel/reeld.conf (ao = NAME, video = true|false)
         environment: DBUS_SESSION_BUS_ADDRESS, XDG_CACHE_HOME, XDG_DATA_HOME, XDG_CONFIG_HOME
         """
 
     enum Outcome { case run(Options), exit(Int32, String) }
 
-    static func parse(_ args: [String]) -> Outcome {
-        var options = Options()
+    /// Parses the command line over `defaults` (from the config file).
+    static func parse(_ args: [String], defaults: Options = Options()) -> Outcome {
+        var options = defaults
         var rest = args[...]
         var onlyFiles = false
         while let arg = rest.popFirst() {

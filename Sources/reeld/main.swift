@@ -5,8 +5,15 @@ import ReelMPRIS
 import ReelMPV
 
 
+let environment = ProcessInfo.processInfo.environment
+var defaults = Options()
+let configPath = ConfigFile.path(environment: environment)
+if let text = try? String(contentsOfFile: configPath, encoding: .utf8) {
+    for warning in ConfigFile.apply(text, to: &defaults, file: configPath) { log(warning) }
+}
+
 let options: Options
-switch Options.parse(Array(CommandLine.arguments.dropFirst())) {
+switch Options.parse(Array(CommandLine.arguments.dropFirst()), defaults: defaults) {
 case .run(let parsed): options = parsed
 case .exit(let status, let text):
     FileHandle(fileDescriptor: status == 0 ? 1 : 2).write(Data((text + "\n").utf8))
@@ -42,7 +49,6 @@ do { backend = try MPVBackend(options: .init(audioOutput: options.audioOutput, v
     exit(1)
 }
 
-let environment = ProcessInfo.processInfo.environment
 let cacheHome = environment["XDG_CACHE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
     ?? NSHomeDirectory() + "/.cache"
 let daemon = Daemon(connection: connection, backend: backend, introspectionXML: xml,

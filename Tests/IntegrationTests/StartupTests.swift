@@ -106,3 +106,18 @@ final class StartupTests: DaemonTestCase {
         XCTAssertEqual(bad.waitForExit(), 2)
     }
 }
+
+extension StartupTests {
+    func testTheConfigFileSetsDefaultsAndReportsBadLines() throws {
+        let dir = home.appendingPathComponent("config/reel")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        // ao = nonsense would stop libmpv from playing; --ao null on the command line must win.
+        try "# reel\nao = nonsense\nvolume = 11\nvideo = maybe\n".write(to: dir.appendingPathComponent("reeld.conf"),
+                                                                        atomically: true, encoding: .utf8)
+        let child = try startDaemon([media.tones[0]])
+        try waitForStart()
+        XCTAssertEqual(try status(), "Playing")
+        XCTAssertTrue(child.text.contains("reeld.conf:3: unknown setting volume"), child.text)
+        XCTAssertTrue(child.text.contains("reeld.conf:4: bad value for video"), child.text)
+    }
+}

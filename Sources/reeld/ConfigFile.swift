@@ -1,0 +1,33 @@
+import Foundation
+
+/// `$XDG_CONFIG_HOME/reel/reeld.conf`: defaults for reeld's options, one
+/// `key = value` a line, `#` starts a comment. The command line wins.
+///
+///     ao = pipewire
+///     video = false
+enum ConfigFile {
+    static func path(environment: [String: String]) -> String {
+        let base = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? NSHomeDirectory() + "/.config"
+        return base + "/reel/reeld.conf"
+    }
+
+    /// Applies the file's settings to `options`; returns one warning per line it could not use.
+    static func apply(_ text: String, to options: inout Options, file: String) -> [String] {
+        var warnings: [String] = []
+        for (number, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+            guard !line.allSatisfy(\.isWhitespace) else { continue }
+            let parts = line.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            let at = "\(file):\(number + 1)"
+            guard parts.count == 2, !parts[0].isEmpty else { warnings.append("\(at): expected key = value"); continue }
+            switch (parts[0], parts[1].lowercased()) {
+            case ("ao", let value) where !value.isEmpty: options.audioOutput = parts[1]
+            case ("video", "true"), ("video", "yes"): options.video = true
+            case ("video", "false"), ("video", "no"): options.video = false
+            case ("ao", _), ("video", _): warnings.append("\(at): bad value for \(parts[0]): \(parts[1])")
+            default: warnings.append("\(at): unknown setting \(parts[0]) (known: ao, video)")
+            }
+        }
+        return warnings
+    }
+}
