@@ -13,11 +13,13 @@ let package = Package(
         // mpv's headers are on the default include path; its pkg-config cflags
         // carry -D_REENTRANT, which SwiftPM rejects with a warning on every build.
         .systemLibrary(name: "CMPV", providers: [.apt(["libmpv-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "ReelCore"),
+        .target(name: "ReelLibrary", dependencies: ["ReelCore", "CSQLite"]),
         .target(name: "ReelDBus", dependencies: ["CDBus"]),
         .target(name: "ReelMPRIS", dependencies: ["ReelCore", "ReelDBus"]),
         .target(name: "ReelMPV", dependencies: ["ReelCore", "CMPV"]),
-        .executableTarget(name: "reeld", dependencies: ["ReelCore", "ReelDBus", "ReelMPRIS", "ReelMPV"]),
+        .executableTarget(name: "reeld", dependencies: ["ReelCore", "ReelDBus", "ReelMPRIS", "ReelMPV", "ReelLibrary"]),
         .target(name: "ReelCLI", dependencies: ["ReelDBus"]),
         .executableTarget(name: "reel", dependencies: ["ReelCLI"]),
         .target(name: "ReelHarness"),
@@ -26,6 +28,7 @@ let package = Package(
         .testTarget(name: "ReelDBusTests", dependencies: ["ReelDBus"]),
         .testTarget(name: "ReelCLITests", dependencies: ["ReelCLI"]),
         .testTarget(name: "ReelMPRISTests", dependencies: ["ReelMPRIS"]),
+        .testTarget(name: "ReelLibraryTests", dependencies: ["ReelLibrary"]),
         .testTarget(name: "IntegrationTests", dependencies: ["ReelDBus", "ReelMPRIS", "ReelHarness"]),
     ],
     swiftLanguageModes: [.v6]

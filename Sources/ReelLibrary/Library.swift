@@ -1,0 +1,172 @@
+import Foundation
+import ReelCore
+
+/// Why the library could not be opened. The file is left exactly as it was.
+public enum LibraryOpenError: Error, Equatable, CustomStringConvertible {
+    case corrupt(path: String, detail: String)
+    case future(path: String, version: Int64)
+    case foreign(path: String)
+    case unavailable(path: String, detail: String)
+
+    public var description: String {
+        switch self {
+        case .corrupt(let path, let detail): "the library \(path) is damaged (\(detail)); it was left untouched"
+        case .future(let path, let version):
+            "the library \(path) has schema version \(version), newer than this reel understands (\(Schema.version)); it was left untouched"
+        case .foreign(let path): "\(path) is not a reel library; it was left untouched"
+        case .unavailable(let path, let detail): "cannot open the library \(path): \(detail)"
+        }
+    }
+}
+
+/// The SQLite media library: items, resume positions, the saved queue and
+/// playlists. One instance per thread.
+public final class Library {
+    public let path: String
+    let db: Database
+
+    /// `$XDG_DATA_HOME/reel/library.sqlite3`.
+    public static func defaultPath(environment: [String: String]) -> String {
+        let base = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+            ?? NSHomeDirectory() + "/.local/share"
+        return base + "/reel/library.sqlite3"
+    }
+
+    /// Opens or creates the library, checking it is ours, sound and not from
+    /// the future before anything is written, then migrating it forward.
+    public init(path: String) throws {
+        self.path = path
+        let url = URL(fileURLWithPath: path)
+        do {
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        } catch {
+            throw LibraryOpenError.unavailable(path: path, detail: error.localizedDescription)
+        }
+        if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber, size.intValue > 0 {
+            let header = (try? FileHandle(forReadingFrom: url).read(upToCount: 16)) ?? Data()
+            guard header == Data("SQLite format 3\0".utf8) else { throw LibraryOpenError.foreign(path: path) }
+        }
+        do {
+            db = try Database(path: path)
+            let version = try db.scalar("PRAGMA user_version").int ?? 0
+            let appID = try db.scalar("PRAGMA application_id").int ?? 0
+            let tables = try db.scalar("SELECT count(*) FROM sqlite_schema").int ?? 0
+            if appID != Schema.applicationID, appID != 0 || tables > 0 { throw LibraryOpenError.foreign(path: path) }
+            if version > Schema.version { throw LibraryOpenError.future(path: path, version: version) }
+            let check = try db.scalar("PRAGMA quick_check").text ?? "?"
+            guard check == "ok" else { throw LibraryOpenError.corrupt(path: path, detail: check) }
+            try db.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON")
+            try migrate(from: version)
+        } catch let error as SQLiteError {
+            throw error.isCorrupt ? LibraryOpenError.corrupt(path: path, detail: error.message)
+                : LibraryOpenError.unavailable(path: path, detail: error.message)
+        }
+    }
+
+    private func migrate(from version: Int64) throws {
+        for target in (version + 1)..<(Schema.version + 1) {
+            try db.transaction {
+                try db.execute(Schema.migrations[Int(target) - 1])
+                try db.execute("PRAGMA application_id = \(Schema.applicationID); PRAGMA user_version = \(target)")
+            }
+        }
+    }
+
+    static func now() -> Int64 { Int64(Date().timeIntervalSince1970) }
+
+    // MARK: Items
+
+    public func item(id: Int64) throws -> LibraryItem? {
+        try db.query("SELECT \(LibraryItem.columns) FROM items WHERE id = ?", [.int(id)]).first.map(LibraryItem.init)
+    }
+
+    /// The item for a played URI, created if new: `file://` URIs are local
+    /// paths, http(s) URLs remote ones. The same URI always gives the same item.
+    public func item(forURI uri: String) throws -> LibraryItem {
+        var probed = ProbedItem()
+        if let url = URL(string: uri), url.isFileURL { probed.localPath = url.path } else { probed.remoteURL = uri }
+        let id = try add(probed).id
+        return try item(id: id)!
+    }
+
+    /// Inserts an item, or finds the one with the same local path or remote
+    /// URL and fills in what it lacked. Returns its id and whether it is new.
+    @discardableResult
+    public func add(_ p: ProbedItem) throws -> (id: Int64, isNew: Bool) {
+        let existing = try db.query("SELECT id FROM items WHERE local_path = ? OR remote_url = ? LIMIT 1",
+                                    [text(p.localPath), text(p.remoteURL)]).first?.first?.int
+        if let existing {
+            try db.query("""
+                UPDATE items SET title = coalesce(title, ?), artist = coalesce(artist, ?), album = coalesce(album, ?),
+                    duration_us = coalesce(duration_us, ?), cover = coalesce(cover, ?),
+                    local_path = coalesce(local_path, ?), remote_url = coalesce(remote_url, ?)
+                WHERE id = ?
+                """, [text(p.title), text(p.artist), text(p.album), p.duration.map(SQLValue.int) ?? .null,
+                      text(p.cover), text(p.localPath), text(p.remoteURL), .int(existing)])
+            return (existing, false)
+        }
+        try db.query("""
+            INSERT INTO items (title, artist, album, duration_us, cover, local_path, remote_url, added_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """, [text(p.title), text(p.artist), text(p.album), p.duration.map(SQLValue.int) ?? .null, text(p.cover),
+                  text(p.localPath), text(p.remoteURL), .int(Library.now())])
+        return (db.lastInsertID, true)
+    }
+
+    /// Adds many items in one transaction; returns how many were new.
+    public func addAll(_ items: [ProbedItem]) throws -> Int {
+        try db.transaction { try items.reduce(0) { $0 + (try add($1).isNew ? 1 : 0) } }
+    }
+
+    /// Fills blanks from the tags playback found.
+    public func learn(_ m: TrackMetadata, for id: Int64) throws {
+        try db.query("""
+            UPDATE items SET title = coalesce(title, ?), artist = coalesce(artist, ?), album = coalesce(album, ?),
+                duration_us = coalesce(duration_us, ?) WHERE id = ?
+            """, [text(m.title), text(m.artists.first), text(m.album), m.length.map(SQLValue.int) ?? .null, .int(id)])
+    }
+
+    /// Items matching a full-text query over title, artist and album (every
+    /// word a prefix), or all items when the query is empty.
+    public func search(_ query: String, limit: Int = -1) throws -> [LibraryItem] {
+        let words = query.split(whereSeparator: { $0.isWhitespace || $0 == "\"" })
+        if words.isEmpty {
+            return try db.query("SELECT \(LibraryItem.columns) FROM items ORDER BY artist, album, title, id LIMIT ?",
+                                [.int(Int64(limit))]).map(LibraryItem.init)
+        }
+        let match = words.map { "\"\($0)\"*" }.joined(separator: " ")
+        return try db.query("""
+            SELECT \(LibraryItem.columns) FROM items WHERE id IN (SELECT rowid FROM items_fts WHERE items_fts MATCH ?)
+            ORDER BY artist, album, title, id LIMIT ?
+            """, [.text(match), .int(Int64(limit))]).map(LibraryItem.init)
+    }
+
+    public var count: Int { Int((try? db.scalar("SELECT count(*) FROM items"))?.int ?? 0) }
+
+    @discardableResult
+    public func remove(id: Int64) throws -> Bool {
+        try db.query("DELETE FROM items WHERE id = ?", [.int(id)])
+        return db.changes > 0
+    }
+
+    // MARK: Positions
+
+    public func setPosition(_ position: MediaTime, for id: Int64) throws {
+        try db.query("UPDATE items SET position_us = ?, last_played = ? WHERE id = ?",
+                     [.int(max(position, 0)), .int(Library.now()), .int(id)])
+    }
+
+    /// Played to the end: from the start next time, and one more play.
+    public func markFinished(_ id: Int64) throws {
+        try db.query("""
+            UPDATE items SET position_us = 0, finished = 1, play_count = play_count + 1, last_played = ? WHERE id = ?
+            """, [.int(Library.now()), .int(id)])
+    }
+
+    public func forgetPosition(_ id: Int64) throws -> Bool {
+        try db.query("UPDATE items SET position_us = 0, finished = 0 WHERE id = ?", [.int(id)])
+        return db.changes > 0
+    }
+
+    private func text(_ s: String?) -> SQLValue { s.map(SQLValue.text) ?? .null }
+}

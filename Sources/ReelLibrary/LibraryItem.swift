@@ -1,0 +1,69 @@
+import ReelCore
+
+/// One catalogue entry: a local file, a remote URL, or both.
+public struct LibraryItem: Equatable, Sendable {
+    public var id: Int64
+    public var title: String?
+    public var artist: String?
+    public var album: String?
+    public var duration: MediaTime?
+    public var cover: String?
+    public var localPath: String?
+    public var remoteURL: String?
+    /// Where playback stopped, in µs.
+    public var position: MediaTime
+    public var finished: Bool
+    public var playCount: Int
+    /// Unix seconds.
+    public var lastPlayed: Int64?
+    public var addedAt: Int64
+
+    static let columns = """
+        id, title, artist, album, duration_us, cover, local_path, remote_url, position_us, finished, play_count, \
+        last_played, added_at
+        """
+
+    init(row: [SQLValue]) {
+        id = row[0].int ?? 0
+        title = row[1].text
+        artist = row[2].text
+        album = row[3].text
+        duration = row[4].int
+        cover = row[5].text
+        localPath = row[6].text
+        remoteURL = row[7].text
+        position = row[8].int ?? 0
+        finished = row[9].int == 1
+        playCount = Int(row[10].int ?? 0)
+        lastPlayed = row[11].int
+        addedAt = row[12].int ?? 0
+    }
+
+    /// The engine's view of the tags.
+    public var metadata: TrackMetadata {
+        TrackMetadata(title: title, artists: artist.map { [$0] } ?? [], album: album, length: duration,
+                      artURL: cover.map { $0.hasPrefix("/") ? "file://" + $0 : $0 })
+    }
+}
+
+/// What probing a file found, for import.
+public struct ProbedItem: Equatable, Sendable {
+    public var title: String?
+    public var artist: String?
+    public var album: String?
+    public var duration: MediaTime?
+    public var cover: String?
+    public var localPath: String?
+    public var remoteURL: String?
+
+    public init(title: String? = nil, artist: String? = nil, album: String? = nil, duration: MediaTime? = nil,
+                cover: String? = nil, localPath: String? = nil, remoteURL: String? = nil) {
+        self.title = title
+        self.artist = artist
+        self.album = album
+        self.duration = duration
+        self.cover = cover
+        self.localPath = localPath
+        self.remoteURL = remoteURL
+    }
+}

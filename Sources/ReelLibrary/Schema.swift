@@ -1,0 +1,57 @@
+/// The library's schema, as forward migrations. Migration N takes a
+/// database from user_version N-1 to N; each runs in one transaction.
+enum Schema {
+    static let applicationID: Int64 = 0x7265_656C   // "reel"
+
+    static let migrations: [String] = [
+        // 1: items with full-text search, the queue, settings, playlists.
+        """
+        CREATE TABLE items (
+            id INTEGER PRIMARY KEY,
+            title TEXT, artist TEXT, album TEXT,
+            duration_us INTEGER,
+            cover TEXT,
+            local_path TEXT UNIQUE,
+            remote_url TEXT UNIQUE,
+            position_us INTEGER NOT NULL DEFAULT 0,
+            finished INTEGER NOT NULL DEFAULT 0,
+            play_count INTEGER NOT NULL DEFAULT 0,
+            last_played INTEGER,
+            added_at INTEGER NOT NULL
+        );
+        CREATE VIRTUAL TABLE items_fts USING fts5(
+            title, artist, album, content='items', content_rowid='id', tokenize='unicode61 remove_diacritics 2');
+        CREATE TRIGGER items_ai AFTER INSERT ON items BEGIN
+            INSERT INTO items_fts(rowid, title, artist, album) VALUES (new.id, new.title, new.artist, new.album);
+        END;
+        CREATE TRIGGER items_ad AFTER DELETE ON items BEGIN
+            INSERT INTO items_fts(items_fts, rowid, title, artist, album)
+                VALUES ('delete', old.id, old.title, old.artist, old.album);
+        END;
+        CREATE TRIGGER items_au AFTER UPDATE OF title, artist, album ON items BEGIN
+            INSERT INTO items_fts(items_fts, rowid, title, artist, album)
+                VALUES ('delete', old.id, old.title, old.artist, old.album);
+            INSERT INTO items_fts(rowid, title, artist, album) VALUES (new.id, new.title, new.artist, new.album);
+        END;
+        CREATE TABLE queue (
+            position INTEGER PRIMARY KEY,
+            item_id INTEGER NOT NULL REFERENCES items(id) ON DELETE CASCADE,
+            shuffle_rank INTEGER
+        );
+        CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE playlists (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE,
+            created_at INTEGER NOT NULL
+        );
+        CREATE TABLE playlist_items (
+            playlist_id INTEGER NOT NULL REFERENCES playlists(id) ON DELETE CASCADE,
+            position INTEGER NOT NULL,
+            item_id INTEGER NOT NULL REFERENCES items(id) ON DELETE CASCADE,
+            PRIMARY KEY (playlist_id, position)
+        );
+        """,
+    ]
+
+    static var version: Int64 { Int64(migrations.count) }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import ReelCore
+import XCTest
+@testable import ReelLibrary
+
+final class LibraryTests: XCTestCase {
+    var dir: URL!
+    var path: String { dir.appendingPathComponent("reel/library.sqlite3").path }
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("reel-lib-\(UUID().uuidString.prefix(8))")
+    }
+
+    override func tearDown() {
+        try? FileManager.default.removeItem(at: dir)
+    }
+
+    func testCreatesAVersionedWALDatabase() throws {
+        let lib = try Library(path: path)
+        XCTAssertEqual(try lib.db.scalar("PRAGMA user_version").int, Schema.version)
+        XCTAssertEqual(try lib.db.scalar("PRAGMA journal_mode").text, "wal")
+        XCTAssertEqual(try lib.db.scalar("PRAGMA application_id").int, Schema.applicationID)
+        _ = try Library(path: path)   // reopening migrates nothing and fails nothing
+    }
+
+    func testAddingIsIdempotentAndFillsBlanks() throws {
+        let lib = try Library(path: path)
+        let a = try lib.add(ProbedItem(localPath: "/music/a.ogg"))
+        let again = try lib.add(ProbedItem(title: "A Song", artist: "Someone", localPath: "/music/a.ogg"))
+        XCTAssertTrue(a.isNew)
+        XCTAssertFalse(again.isNew)
+        XCTAssertEqual(a.id, again.id)
+        XCTAssertEqual(try lib.item(id: a.id)?.title, "A Song")
+        // The same item can gain a remote URL: it then has both.
+        try lib.add(ProbedItem(localPath: "/music/a.ogg", remoteURL: "https://example.org/a.ogg"))
+        XCTAssertEqual(try lib.item(forURI: "https://example.org/a.ogg").id, a.id)
+        XCTAssertEqual(try lib.item(forURI: "file:///music/a.ogg").id, a.id)
+        XCTAssertEqual(lib.count, 1)
+    }
+
+    func testFullTextSearchMatchesWordPrefixesAcrossFields() throws {
+        let lib = try Library(path: path)
+        _ = try lib.addAll([
+            ProbedItem(title: "Blue in Green", artist: "Miles Davis", album: "Kind of Blue", localPath: "/1"),
+            ProbedItem(title: "So What", artist: "Miles Davis", album: "Kind of Blue", localPath: "/2"),
+            ProbedItem(title: "Naïma", artist: "John Coltrane", album: "Giant Steps", localPath: "/3"),
+        ])
+        XCTAssertEqual(try lib.search("blue").count, 2)
+        XCTAssertEqual(try lib.search("mil so").map(\.title), ["So What"])
+        XCTAssertEqual(try lib.search("naima").map(\.title), ["Naïma"], "diacritics are folded")
+        XCTAssertEqual(try lib.search("").count, 3)
+        XCTAssertEqual(try lib.search("\"unbalanced").count, 0, "quotes in a query are harmless")
+        XCTAssertEqual(try lib.search("", limit: 2).count, 2)
+    }
+
+    func testPositionsFinishAndForget() throws {
+        let lib = try Library(path: path)
+        let id = try lib.add(ProbedItem(localPath: "/x")).id
+        try lib.setPosition(42_000_000, for: id)
+        XCTAssertEqual(try lib.item(id: id)?.position, 42_000_000)
+        XCTAssertNotNil(try lib.item(id: id)?.lastPlayed)
+        try lib.markFinished(id)
+        let item = try XCTUnwrap(lib.item(id: id))
+        XCTAssertEqual(item.position, 0)
+        XCTAssertTrue(item.finished)
+        XCTAssertEqual(item.playCount, 1)
+        try lib.setPosition(5, for: id)
+        XCTAssertTrue(try lib.forgetPosition(id))
+        XCTAssertEqual(try lib.item(id: id)?.position, 0)
+    }
+
+    func testTheQueueAndSettingsRoundTrip() throws {
+        let lib = try Library(path: path)
+        let ids = try (1...4).map { try lib.add(ProbedItem(localPath: "/\($0)")).id }
+        var q = SavedQueue()
+        q.items = [ids[2], ids[0], ids[2], ids[3]]
+        q.current = 2
+        q.shuffleOrder = [2, 0, 3, 1]
+        q.settings.loop = .playlist
+        q.settings.shuffle = true
+        q.settings.rate = 1.25
+        q.settings.volume = 0.5
+        try lib.saveQueue(q)
+        XCTAssertEqual(try Library(path: path).loadQueue(), q)
+        // A removed item drops out; the current entry is still found.
+        try lib.remove(id: ids[0])
+        try lib.saveQueue(q)
+        let loaded = try XCTUnwrap(lib.loadQueue())
+        XCTAssertEqual(loaded.items, [ids[2], ids[2], ids[3]])
+        XCTAssertEqual(loaded.current, 1)
+    }
+
+    func testPlaylists() throws {
+        let lib = try Library(path: path)
+        let ids = try (1...3).map { try lib.add(ProbedItem(title: "T\($0)", localPath: "/\($0)")).id }
+        try lib.savePlaylist("morning", items: [ids[2], ids[0]])
+        try lib.savePlaylist("all", items: ids)
+        try lib.savePlaylist("morning", items: [ids[1]])
+        XCTAssertEqual(try lib.playlists().map(\.name), ["all", "morning"])
+        XCTAssertEqual(try lib.playlist(named: "morning")?.map(\.title), ["T2"])
+        XCTAssertNil(try lib.playlist(named: "evening"))
+    }
+
+    func testDamagedForeignAndFutureFilesAreRefusedAndKeptByteForByte() throws {
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
+                                                withIntermediateDirectories: true)
+        // Not SQLite at all.
+        let garbage = Data("this is my shopping list\n".utf8)
+        try garbage.write(to: URL(fileURLWithPath: path))
+        XCTAssertThrowsError(try Library(path: path)) { XCTAssertEqual($0 as? LibraryOpenError, .foreign(path: path)) }
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), garbage)
+
+        // A real library with its pages damaged.
+        try FileManager.default.removeItem(atPath: path)
+        do {
+            let lib = try Library(path: path)
+            _ = try lib.addAll((0..<2000).map { ProbedItem(title: "title \($0)", localPath: "/file/\($0)") })
+            try lib.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        for i in stride(from: 4096 * 2, to: min(bytes.count, 4096 * 12), by: 7) { bytes[i] ^= 0x5A }
+        try bytes.write(to: URL(fileURLWithPath: path))
+        try? FileManager.default.removeItem(atPath: path + "-wal")
+        XCTAssertThrowsError(try Library(path: path)) {
+            guard case .corrupt? = $0 as? LibraryOpenError else { return XCTFail("\($0)") }
+        }
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), bytes)
+
+        // Another program's SQLite database.
+        try FileManager.default.removeItem(atPath: path)
+        try Database(path: path).execute("CREATE TABLE recipes (name TEXT)")
+        let foreign = try Data(contentsOf: URL(fileURLWithPath: path))
+        XCTAssertThrowsError(try Library(path: path)) { XCTAssertEqual($0 as? LibraryOpenError, .foreign(path: path)) }
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), foreign)
+
+        // Ours, from a newer reel.
+        try FileManager.default.removeItem(atPath: path)
+        _ = try Library(path: path)
+        try Database(path: path).execute("PRAGMA user_version = 99")
+        let future = try Data(contentsOf: URL(fileURLWithPath: path))
+        XCTAssertThrowsError(try Library(path: path)) { XCTAssertEqual($0 as? LibraryOpenError, .future(path: path, version: 99)) }
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), future)
+    }
+}
