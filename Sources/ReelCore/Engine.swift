@@ -9,6 +9,10 @@ public struct Engine: Sendable {
     public static let maximumVolume = 1.5
     /// Previous restarts the current entry when it is further in than this.
     public static let restartThreshold: MediaTime = 3_000_000
+    /// While playing, the position is saved at most this often.
+    public static let saveInterval: MonotonicTime = 1_000_000
+    /// A stored position this close to the end counts as finished.
+    public static let finishedMargin: MediaTime = 10_000_000
     /// When the backend's real position departs from the anchor's prediction
     /// by more than this, the engine re-anchors and announces Seeked.
     public static let driftTolerance: MediaTime = 8_000
@@ -25,6 +29,8 @@ public struct Engine: Sendable {
     /// The current load has not yet started playing (no `restarted` yet).
     private var awaitingStart = false
     private var failuresInARow = 0
+    /// When the position was last saved while playing.
+    private var lastSave: MonotonicTime?
     private var loadSerial: UInt64 = 0
     private var rng: SplitMix64
 
@@ -39,7 +45,7 @@ public struct Engine: Sendable {
         case .play: return .success(play(now: now))
         case .pause: return .success(pause(now: now))
         case .playPause: return .success(state.wantsToPlay ? pause(now: now) : play(now: now))
-        case .stop: return .success(stop())
+        case .stop: return .success(stop(now: now))
         case .next: return .success(next(now: now))
         case .previous: return .success(previous(now: now))
         case .seek(let offset): return .success(seek(by: offset, now: now))
@@ -48,9 +54,9 @@ public struct Engine: Sendable {
             guard id == queue.currentID, position >= 0,
                   position <= (queue.current?.metadata.length ?? .max) else { return .success([]) }
             return .success(seek(to: position, now: now))
-        case .add(let uris, let after, let atStart, let play):
+        case .add(let entries, let after, let atStart, let play):
             if let after, queue[after] == nil { return .failure(.noSuchTrack(after)) }
-            return .success(add(uris, after: after, atStart: atStart, play: play, now: now))
+            return .success(add(entries, after: after, atStart: atStart, play: play, now: now))
         case .remove(let id):
             guard queue[id] != nil else { return .failure(.noSuchTrack(id)) }
             return .success(remove(id, now: now))
@@ -104,7 +110,7 @@ public struct Engine: Sendable {
         case .playing(let t), .buffering(let t):
             state = .paused(t)
             anchor = anchor.rebased(at: now, running: false)
-            return [.setPaused(true)]
+            return [.setPaused(true)] + save(now: now)
         case .loading(let t, true):
             state = .loading(t, play: false)
             return [.setPaused(true)]
@@ -113,10 +119,25 @@ public struct Engine: Sendable {
         }
     }
 
-    private mutating func stop() -> [Effect] {
+    private mutating func stop(now: MonotonicTime) -> [Effect] {
         guard state.token != nil else { return [] }
+        let saved = save(now: now)
         enterStopped()
-        return [.unload]
+        return [.unload] + saved
+    }
+
+    /// Saves the current entry's position (on pause, stop, seek, track change, exit).
+    private mutating func save(now: MonotonicTime) -> [Effect] {
+        guard let id = state.token?.entry, !awaitingStart else { return [] }
+        let position = max(anchor.position(at: now), 0)
+        lastSave = now
+        queue.update(id) { $0.resumeAt = position }
+        return [.savePosition(id, position)]
+    }
+
+    /// What must be stored before the daemon exits.
+    public mutating func checkpoint(now: MonotonicTime) -> [Effect] {
+        save(now: now)
     }
 
     private mutating func enterStopped() {
@@ -157,15 +178,33 @@ public struct Engine: Sendable {
 
     private mutating func start(_ id: EntryID, play: Bool, now: MonotonicTime) -> [Effect] {
         guard let entry = queue[id] else { return [] }
+        var effects = save(now: now)   // where the entry we leave stopped
+        let (position, finished) = Engine.resumePoint(entry)
+        if finished {
+            queue.update(id) { $0.resumeAt = 0 }
+            effects.append(.finished(id))
+        }
         queue.setCurrent(id)
         loadSerial += 1
         let token = LoadToken(entry: id, serial: loadSerial)
         state = .loading(token, play: play)
-        anchor = PositionAnchor(position: 0, at: now, rate: settings.rate, running: false)
+        anchor = PositionAnchor(position: position, at: now, rate: settings.rate, running: false)
         seekable = false
         seekInFlight = false
         awaitingStart = true
-        return [.load(token, uri: entry.uri, start: 0, paused: !play)]
+        return effects + [.load(token, uri: entry.uri, start: position, paused: !play)]
+    }
+
+    /// Where playing an entry starts: its stored position, unless that is
+    /// within the last 10 s or 5 %, which counts as finished (start from 0).
+    public static func resumePoint(_ entry: QueueEntry) -> (start: MediaTime, finished: Bool) {
+        let stored = entry.resumeAt
+        guard stored > 0 else { return (0, false) }
+        if let length = entry.metadata.length, length > 0,
+           length - stored <= finishedMargin || stored >= length / 20 * 19 {
+            return (0, true)
+        }
+        return (stored, false)
     }
 
     private mutating func seek(by offset: MediaTime, now: MonotonicTime) -> [Effect] {
@@ -185,10 +224,10 @@ public struct Engine: Sendable {
         return [.seek(to: target)]
     }
 
-    private mutating func add(_ uris: [String], after: EntryID?, atStart: Bool, play: Bool,
+    private mutating func add(_ new: [NewEntry], after: EntryID?, atStart: Bool, play: Bool,
                               now: MonotonicTime) -> [Effect] {
         var previous = atStart ? nil : (after ?? queue.entries.last?.id)
-        let added = queue.insert(uris: uris, after: after, atStart: atStart, rng: &rng)
+        let added = queue.insert(new, after: after, atStart: atStart, rng: &rng)
         var effects: [Effect] = []
         for entry in added {
             effects.append(.trackAdded(entry.id, after: previous))
@@ -244,19 +283,24 @@ public struct Engine: Sendable {
             return merge(metadata, into: token.entry)
         case .restarted(let token, let position):
             guard token == state.token, seekInFlight || awaitingStart else { return [] }
+            let wasSeek = seekInFlight
             seekInFlight = false
             awaitingStart = false
             anchor = PositionAnchor(position: position, at: now, rate: settings.rate, running: state == .playing(token))
-            return [.seeked(position)]
+            return [.seeked(position)] + (wasSeek ? save(now: now) : [])
         case .position(let token, let truth):
             guard token == state.token, !seekInFlight, !awaitingStart else { return [] }
             switch state {
             case .playing, .paused: break
             case .stopped, .loading, .buffering: return []
             }
-            guard abs(truth - anchor.position(at: now)) > Engine.driftTolerance else { return [] }
-            anchor = PositionAnchor(position: truth, at: now, rate: settings.rate, running: anchor.running)
-            return [.seeked(truth)]
+            var effects: [Effect] = []
+            if abs(truth - anchor.position(at: now)) > Engine.driftTolerance {
+                anchor = PositionAnchor(position: truth, at: now, rate: settings.rate, running: anchor.running)
+                effects.append(.seeked(truth))
+            }
+            if case .playing = state, lastSave.map({ now - $0 >= Engine.saveInterval }) ?? true { effects += save(now: now) }
+            return effects
         case .buffering(let token, let stalled):
             switch (state, stalled) {
             case (.playing(token), true):
@@ -271,7 +315,9 @@ public struct Engine: Sendable {
             return []
         case .endOfFile(let token):
             guard token == state.token else { return [] }
-            return entryEnded(token.entry, play: true, now: now)
+            queue.update(token.entry) { $0.resumeAt = 0 }
+            awaitingStart = true   // nothing more to save for this entry
+            return [.finished(token.entry)] + entryEnded(token.entry, play: true, now: now)
         case .failed(let token, let reason):
             guard token == state.token else { return [] }
             let title = queue[token.entry]?.metadata.title ?? queue[token.entry]?.uri ?? "?"
@@ -317,6 +363,28 @@ public struct Engine: Sendable {
     /// Sets an entry's cover once it has been found off the loop thread.
     public mutating func setArt(_ url: String, for id: EntryID) -> [Effect] {
         merge(TrackMetadata(artURL: url), into: id)
+    }
+
+    /// Puts back a stored queue and settings (at start-up). The current entry
+    /// is loaded paused at its stored position.
+    public mutating func restore(_ entries: [NewEntry], current: Int?, shuffleOrder: [Int]?, settings restored: Settings,
+                                 now: MonotonicTime) -> [Effect] {
+        let added = queue.insert(entries, rng: &rng)
+        settings = restored
+        if restored.shuffle {
+            if let order = shuffleOrder, order.allSatisfy(added.indices.contains) {
+                queue.restoreShuffleOrder(order.map { added[$0].id })
+            } else {
+                queue.setShuffle(true, rng: &rng)
+            }
+        }
+        var effects: [Effect] = [.setRate(restored.rate), .setVolume(restored.volume)]
+        if let current, added.indices.contains(current) {
+            effects += start(added[current].id, play: false, now: now)
+        } else if let first = added.first {
+            queue.setCurrent(first.id)
+        }
+        return effects
     }
 
     // MARK: Observation

@@ -11,8 +11,8 @@ public enum Command: Equatable, Sendable {
     case seek(by: MediaTime)
     /// Absolute seek within the given entry (MPRIS `SetPosition`).
     case setPosition(EntryID, MediaTime)
-    /// Inserts URIs after an entry (nil: at the end); `play` starts the first.
-    case add(uris: [String], after: EntryID?, atStart: Bool, play: Bool)
+    /// Inserts entries after an entry (nil: at the end); `play` starts the first.
+    case add(entries: [NewEntry], after: EntryID?, atStart: Bool, play: Bool)
     case remove(EntryID)
     case goTo(EntryID)
     case clear
@@ -20,6 +20,29 @@ public enum Command: Equatable, Sendable {
     case setVolume(Double)
     case setLoop(LoopStatus)
     case setShuffle(Bool)
+}
+
+extension Command {
+    /// Adding bare URIs, before the daemon has looked them up in the library.
+    public static func add(uris: [String], after: EntryID? = nil, atStart: Bool = false, play: Bool) -> Command {
+        .add(entries: uris.map { NewEntry(uri: $0) }, after: after, atStart: atStart, play: play)
+    }
+}
+
+/// An entry to be queued: its URI and what the library knows of it.
+public struct NewEntry: Equatable, Sendable {
+    public var uri: String
+    public var itemID: Int64?
+    public var metadata: TrackMetadata?
+    /// The stored position to resume from, in µs.
+    public var resumeAt: MediaTime
+
+    public init(uri: String, itemID: Int64? = nil, metadata: TrackMetadata? = nil, resumeAt: MediaTime = 0) {
+        self.uri = uri
+        self.itemID = itemID
+        self.metadata = metadata
+        self.resumeAt = resumeAt
+    }
 }
 
 /// Why a command was refused. The adapter turns it into a D-Bus error.
@@ -70,4 +93,9 @@ public enum Effect: Equatable, Sendable {
     case trackListReplaced
     case trackMetadataChanged(EntryID)
     case log(String)
+    // Persistence, for the library
+    /// Store where this entry's item stopped.
+    case savePosition(EntryID, MediaTime)
+    /// The entry's item was played to the end: from 0 next time, one more play.
+    case finished(EntryID)
 }

@@ -19,15 +19,17 @@ public struct Queue: Equatable, Sendable {
 
     public func index(of id: EntryID) -> Int? { entries.firstIndex { $0.id == id } }
 
-    /// Inserts new entries after `after` (nil: at the end; `.some(nil)`-like
-    /// placement at the start is `atStart`). Returns them with their new ids.
+    /// Inserts new entries after `after` (nil: at the end, or at the start
+    /// with `atStart`). Returns them with their new ids.
     @discardableResult
-    public mutating func insert(uris: [String], after: EntryID? = nil, atStart: Bool = false,
+    public mutating func insert(_ new: [NewEntry], after: EntryID? = nil, atStart: Bool = false,
                                 rng: inout SplitMix64) -> [QueueEntry] {
-        let added = uris.map { uri -> QueueEntry in
+        let added = new.map { n -> QueueEntry in
             defer { nextRawID += 1 }
-            return QueueEntry(id: EntryID(nextRawID), uri: uri,
-                              metadata: TrackMetadata(title: QueueEntry.fallbackTitle(for: uri)))
+            var metadata = n.metadata ?? TrackMetadata()
+            metadata.title = metadata.title ?? QueueEntry.fallbackTitle(for: n.uri)
+            return QueueEntry(id: EntryID(nextRawID), uri: n.uri, metadata: metadata, itemID: n.itemID,
+                              resumeAt: n.resumeAt)
         }
         var position = entries.endIndex
         if atStart { position = 0 } else if let after, let i = index(of: after) { position = i + 1 }
@@ -67,6 +69,19 @@ public struct Queue: Equatable, Sendable {
     public mutating func update(_ id: EntryID, _ change: (inout QueueEntry) -> Void) {
         guard let i = index(of: id) else { return }
         change(&entries[i])
+    }
+
+    /// Inserts bare URIs (tests and callers without a library).
+    @discardableResult
+    public mutating func insert(uris: [String], after: EntryID? = nil, atStart: Bool = false,
+                                rng: inout SplitMix64) -> [QueueEntry] {
+        insert(uris.map { NewEntry(uri: $0) }, after: after, atStart: atStart, rng: &rng)
+    }
+
+    /// Restores a stored shuffle order; ignored unless it is a permutation of the entries.
+    public mutating func restoreShuffleOrder(_ order: [EntryID]) {
+        guard Set(order) == Set(entries.map(\.id)), order.count == entries.count else { return }
+        shuffleOrder = order
     }
 
     /// Turns shuffle on (a fresh permutation with the current entry first, so

@@ -39,12 +39,19 @@ public struct QueueEntry: Equatable, Sendable {
     public var metadata: TrackMetadata
     /// Why the last attempt to play this entry failed, if it did.
     public var lastError: String?
+    /// The library item behind the entry; nil when there is no library.
+    public var itemID: Int64?
+    /// Where to start next time, in µs.
+    public var resumeAt: MediaTime
 
-    public init(id: EntryID, uri: String, metadata: TrackMetadata, lastError: String? = nil) {
+    public init(id: EntryID, uri: String, metadata: TrackMetadata, lastError: String? = nil, itemID: Int64? = nil,
+                resumeAt: MediaTime = 0) {
         self.id = id
         self.uri = uri
         self.metadata = metadata
         self.lastError = lastError
+        self.itemID = itemID
+        self.resumeAt = resumeAt
     }
 
     /// The name to show when there is no title tag: the last path component, percent-decoded.

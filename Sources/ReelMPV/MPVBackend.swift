@@ -124,7 +124,7 @@ public final class MPVBackend {
         case .setVolume(let volume):
             var value = volume * 100
             mpv_set_property_async(handle, 0, "volume", MPV_FORMAT_DOUBLE, &value)
-        case .seeked, .trackAdded, .trackRemoved, .trackListReplaced, .trackMetadataChanged, .log:
+        case .seeked, .trackAdded, .trackRemoved, .trackListReplaced, .trackMetadataChanged, .log, .savePosition, .finished:
             break
         }
         return []

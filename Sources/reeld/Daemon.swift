@@ -49,6 +49,8 @@ final class Daemon: PlayerHost {
                 announcements.append(effect)
             case .log(let line):
                 log(line)
+            case .savePosition, .finished:
+                break   // the library is wired in next
             case .load(let token, let uri, _, _):
                 for event in backend.perform(effect) { feed(event) }
                 if let art = CoverArt.beside(uri) { perform(engine.setArt(art, for: token.entry)) }

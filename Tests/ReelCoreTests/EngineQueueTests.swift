@@ -8,7 +8,7 @@ final class EngineQueueTests: XCTestCase {
         var h = Harness(uris: uris, play: true)
         h.finishLoad()
         h.event(.endOfFile(h.token))
-        guard case .load(let token, _, _, false)? = h.effects.first else { return XCTFail("\(h.effects)") }
+        guard let (token, _, _, paused) = h.load, !paused else { return XCTFail("\(h.effects)") }
         XCTAssertEqual(token.entry, h.id(2))
     }
 
@@ -18,7 +18,7 @@ final class EngineQueueTests: XCTestCase {
         h.finishLoad()
         XCTAssertFalse(h.engine.snapshot.canGoNext, "CanGoNext is false on the last entry with LoopStatus None")
         h.event(.endOfFile(h.token))
-        XCTAssertEqual(h.effects, [.unload])
+        XCTAssertEqual(h.playbackEffects, [.unload])
         XCTAssertEqual(h.status, "Stopped")
     }
 
@@ -51,11 +51,11 @@ final class EngineQueueTests: XCTestCase {
         h.finishLoad()
         h.command(.pause)
         h.command(.next)
-        guard case .load(_, _, _, true)? = h.effects.first else { return XCTFail("paused next must load paused") }
+        guard let (_, _, _, paused) = h.load, paused else { return XCTFail("paused next must load paused") }
         XCTAssertEqual(h.status, "Paused")
         h.command(.stop)
         h.command(.next)
-        XCTAssertEqual(h.effects, [], "stopped: only the current entry moves")
+        XCTAssertEqual(h.playbackEffects, [], "stopped: only the current entry moves")
         XCTAssertEqual(h.currentID, h.id(3))
         XCTAssertEqual(h.status, "Stopped")
     }
@@ -66,11 +66,11 @@ final class EngineQueueTests: XCTestCase {
         let first = h.token
         h.command(.next)
         h.event(.endOfFile(first))
-        XCTAssertEqual(h.effects, [], "a late end-of-file from track 1 must not skip track 2")
+        XCTAssertEqual(h.playbackEffects, [], "a late end-of-file from track 1 must not skip track 2")
         h.event(.failed(first, reason: "late"))
-        XCTAssertEqual(h.effects, [])
+        XCTAssertEqual(h.playbackEffects, [])
         h.event(.position(first, 9_000_000))
-        XCTAssertEqual(h.effects, [])
+        XCTAssertEqual(h.playbackEffects, [])
         XCTAssertEqual(h.token.entry, h.id(2))
         XCTAssertNil(h.engine.lastError)
     }
@@ -106,7 +106,7 @@ final class EngineQueueTests: XCTestCase {
         var h = Harness(uris: ["file:///only.ogg"], play: true)
         h.finishLoad()
         h.command(.remove(h.id(1)))
-        XCTAssertEqual(h.effects, [.unload, .trackRemoved(EntryID(1))])
+        XCTAssertEqual(h.playbackEffects, [.unload, .trackRemoved(EntryID(1))])
         XCTAssertEqual(h.status, "Stopped")
         XCTAssertNil(h.currentID)
     }
@@ -123,9 +123,9 @@ final class EngineQueueTests: XCTestCase {
     func testAddAnnouncesEachTrackAfterItsPredecessor() {
         var h = Harness(uris: uris)
         h.command(.add(uris: ["file:///4", "file:///5"], after: nil, atStart: false, play: false))
-        XCTAssertEqual(h.effects, [.trackAdded(EntryID(4), after: EntryID(3)), .trackAdded(EntryID(5), after: EntryID(4))])
+        XCTAssertEqual(h.playbackEffects, [.trackAdded(EntryID(4), after: EntryID(3)), .trackAdded(EntryID(5), after: EntryID(4))])
         h.command(.add(uris: ["file:///0"], after: nil, atStart: true, play: false))
-        XCTAssertEqual(h.effects, [.trackAdded(EntryID(6), after: nil)])
+        XCTAssertEqual(h.playbackEffects, [.trackAdded(EntryID(6), after: nil)])
     }
 
     func testOpenUriStyleAddPlaysTheNewEntry() {
@@ -140,7 +140,7 @@ final class EngineQueueTests: XCTestCase {
         var h = Harness(uris: uris, play: true)
         h.finishLoad()
         h.command(.clear)
-        XCTAssertEqual(h.effects, [.unload, .trackListReplaced])
+        XCTAssertEqual(h.playbackEffects, [.unload, .trackListReplaced])
         XCTAssertTrue(h.engine.queue.isEmpty)
         XCTAssertEqual(h.status, "Stopped")
     }
@@ -169,7 +169,7 @@ final class EngineQueueTests: XCTestCase {
     func testMetadataChangesAreAnnouncedOnlyWhenSomethingChanged() {
         var h = Harness(uris: uris, play: true)
         h.event(.loaded(h.token, TrackMetadata(title: "T", artists: ["A"], length: 1_000_000), seekable: true))
-        XCTAssertEqual(h.effects, [.trackMetadataChanged(h.id(1))])
+        XCTAssertEqual(h.playbackEffects, [.trackMetadataChanged(h.id(1))])
         XCTAssertEqual(h.engine.setArt("file:///cover.jpg", for: h.id(1)), [.trackMetadataChanged(h.id(1))])
         XCTAssertEqual(h.engine.setArt("file:///cover.jpg", for: h.id(1)), [], "same art: nothing to say")
     }

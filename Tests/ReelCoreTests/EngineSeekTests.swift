@@ -14,12 +14,12 @@ final class EngineSeekTests: XCTestCase {
         var h = playing()
         h.advance(ms: 1000)
         h.command(.seek(by: 2_000_000))
-        XCTAssertEqual(h.effects, [.seek(to: 3_000_000)], "no Seeked before the seek completes")
+        XCTAssertEqual(h.playbackEffects, [.seek(to: 3_000_000)], "no Seeked before the seek completes")
         h.advance(ms: 5)
         h.event(.position(h.token, 1_004_000))
-        XCTAssertEqual(h.effects, [], "positions from before the landing are not truth")
+        XCTAssertEqual(h.playbackEffects, [], "positions from before the landing are not truth")
         h.event(.restarted(h.token, position: 2_990_000))
-        XCTAssertEqual(h.effects, [.seeked(2_990_000)])
+        XCTAssertEqual(h.playbackEffects, [.seeked(2_990_000)])
         h.advance(ms: 100)
         XCTAssertEqual(h.position, 3_090_000)
     }
@@ -28,33 +28,33 @@ final class EngineSeekTests: XCTestCase {
         var h = playing()
         h.advance(ms: 1000)
         h.command(.seek(by: -5_000_000))
-        XCTAssertEqual(h.effects, [.seek(to: 0)])
+        XCTAssertEqual(h.playbackEffects, [.seek(to: 0)])
     }
 
     func testSeekPastTheEndActsLikeNext() {
         var h = playing()
         h.command(.seek(by: 60_000_000))
-        guard case .load(let token, _, _, false)? = h.effects.first else { return XCTFail("\(h.effects)") }
+        guard let (token, _, _, paused) = h.load, !paused else { return XCTFail("\(h.effects)") }
         XCTAssertEqual(token.entry, h.id(2))
     }
 
     func testSetPositionIgnoresStaleTracksAndOutOfRangePositions() {
         var h = playing()
         h.command(.setPosition(h.id(2), 1_000_000))
-        XCTAssertEqual(h.effects, [], "not the current track")
+        XCTAssertEqual(h.playbackEffects, [], "not the current track")
         h.command(.setPosition(h.id(1), -1))
-        XCTAssertEqual(h.effects, [], "negative")
+        XCTAssertEqual(h.playbackEffects, [], "negative")
         h.command(.setPosition(h.id(1), 10_000_001))
-        XCTAssertEqual(h.effects, [], "past the length")
+        XCTAssertEqual(h.playbackEffects, [], "past the length")
         h.command(.setPosition(h.id(1), 4_000_000))
-        XCTAssertEqual(h.effects, [.seek(to: 4_000_000)])
+        XCTAssertEqual(h.playbackEffects, [.seek(to: 4_000_000)])
     }
 
     func testSeekingAnUnseekableStreamDoesNothing() {
         var h = Harness(uris: uris, play: true)
         h.finishLoad(seekable: false)
         h.command(.seek(by: 1_000_000))
-        XCTAssertEqual(h.effects, [])
+        XCTAssertEqual(h.playbackEffects, [])
         XCTAssertFalse(h.engine.snapshot.canSeek)
     }
 
@@ -62,9 +62,9 @@ final class EngineSeekTests: XCTestCase {
         var h = playing()
         h.advance(ms: 1000)
         h.event(.position(h.token, 1_000_000 + Engine.driftTolerance))
-        XCTAssertEqual(h.effects, [], "within tolerance: no signal during steady playback")
+        XCTAssertEqual(h.playbackEffects, [], "within tolerance: no signal during steady playback")
         h.event(.position(h.token, 950_000))
-        XCTAssertEqual(h.effects, [.seeked(950_000)])
+        XCTAssertEqual(h.playbackEffects, [.seeked(950_000)])
         h.advance(ms: 10)
         XCTAssertEqual(h.position, 960_000)
     }
@@ -78,7 +78,7 @@ final class EngineSeekTests: XCTestCase {
         h.advance(ms: 3000)
         XCTAssertEqual(h.position, 1_000_000)
         h.event(.buffering(h.token, false))
-        XCTAssertEqual(h.effects, [.seeked(1_000_000)])
+        XCTAssertEqual(h.playbackEffects, [.seeked(1_000_000)])
         h.advance(ms: 100)
         XCTAssertEqual(h.position, 1_100_000)
     }
@@ -90,11 +90,11 @@ final class EngineSeekTests: XCTestCase {
         h.finishLoad()
         h.advance(ms: 3500)
         h.command(.previous)
-        XCTAssertEqual(h.effects, [.seek(to: 0)], "more than 3 s in: restart")
+        XCTAssertEqual(h.playbackEffects, [.seek(to: 0)], "more than 3 s in: restart")
         h.event(.restarted(h.token, position: 0))
         h.advance(ms: 1000)
         h.command(.previous)
-        guard case .load(let token, _, _, false)? = h.effects.first else { return XCTFail("\(h.effects)") }
+        guard let (token, _, _, paused) = h.load, !paused else { return XCTFail("\(h.effects)") }
         XCTAssertEqual(token.entry, h.id(1))
     }
 
@@ -102,6 +102,6 @@ final class EngineSeekTests: XCTestCase {
         var h = playing()
         h.advance(ms: 1000)
         h.command(.previous)
-        XCTAssertEqual(h.effects, [.seek(to: 0)])
+        XCTAssertEqual(h.playbackEffects, [.seek(to: 0)])
     }
 }

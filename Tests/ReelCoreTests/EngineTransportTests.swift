@@ -17,7 +17,7 @@ final class EngineTransportTests: XCTestCase {
     func testPlayFromStoppedLoadsTheCurrentEntry() {
         var h = Harness(uris: uris)
         h.command(.play)
-        guard case .load(let token, let uri, 0, false)? = h.effects.first else { return XCTFail("\(h.effects)") }
+        guard let (token, uri, start, paused) = h.load, start == 0 && !paused else { return XCTFail("\(h.effects)") }
         XCTAssertEqual(token.entry, h.id(1))
         XCTAssertEqual(uri, "file:///1.ogg")
         XCTAssertEqual(h.engine.state, .loading(token, play: true))
@@ -28,11 +28,11 @@ final class EngineTransportTests: XCTestCase {
         var h = Harness(uris: uris, play: true)
         h.event(.loaded(h.token, TrackMetadata(title: "One", length: 5_000_000), seekable: true))
         XCTAssertEqual(h.engine.state, .playing(h.token))
-        XCTAssertEqual(h.effects, [.trackMetadataChanged(h.id(1))])
+        XCTAssertEqual(h.playbackEffects, [.trackMetadataChanged(h.id(1))])
         XCTAssertEqual(h.engine.queue.current?.metadata.title, "One")
         h.advance(ms: 30)
         h.event(.restarted(h.token, position: 0))
-        XCTAssertEqual(h.effects, [.seeked(0)])
+        XCTAssertEqual(h.playbackEffects, [.seeked(0)])
         h.advance(ms: 1500)
         XCTAssertEqual(h.position, 1_500_000)
         XCTAssertTrue(h.engine.snapshot.canSeek)
@@ -43,12 +43,12 @@ final class EngineTransportTests: XCTestCase {
         h.finishLoad()
         h.advance(ms: 2000)
         h.command(.pause)
-        XCTAssertEqual(h.effects, [.setPaused(true)])
+        XCTAssertEqual(h.playbackEffects, [.setPaused(true)])
         XCTAssertEqual(h.status, "Paused")
         h.advance(ms: 5000)
         XCTAssertEqual(h.position, 2_000_000)
         h.command(.play)
-        XCTAssertEqual(h.effects, [.setPaused(false)])
+        XCTAssertEqual(h.playbackEffects, [.setPaused(false)])
         h.advance(ms: 250)
         XCTAssertEqual(h.position, 2_250_000)
     }
@@ -66,7 +66,7 @@ final class EngineTransportTests: XCTestCase {
         var h = Harness(uris: uris, play: true)
         h.command(.pause)
         XCTAssertEqual(h.engine.state, .loading(h.token, play: false))
-        XCTAssertEqual(h.effects, [.setPaused(true)])
+        XCTAssertEqual(h.playbackEffects, [.setPaused(true)])
         h.finishLoad()
         XCTAssertEqual(h.engine.state, .paused(h.token))
         XCTAssertFalse(h.engine.anchor.running)
@@ -77,19 +77,19 @@ final class EngineTransportTests: XCTestCase {
         h.finishLoad()
         h.advance(ms: 4000)
         h.command(.stop)
-        XCTAssertEqual(h.effects, [.unload])
+        XCTAssertEqual(h.playbackEffects, [.unload])
         XCTAssertEqual(h.status, "Stopped")
         XCTAssertEqual(h.position, 0)
         XCTAssertEqual(h.currentID, h.id(1), "stop keeps the current entry")
         h.command(.stop)
-        XCTAssertEqual(h.effects, [], "stopping twice does nothing")
+        XCTAssertEqual(h.playbackEffects, [], "stopping twice does nothing")
     }
 
     func testCommandsOnAnEmptyQueueDoNothing() {
         var h = Harness()
         for command in [Command.play, .pause, .playPause, .stop, .next, .previous, .seek(by: 1_000_000)] {
             XCTAssertNil(h.command(command))
-            XCTAssertEqual(h.effects, [], "\(command)")
+            XCTAssertEqual(h.playbackEffects, [], "\(command)")
         }
         XCTAssertFalse(h.engine.snapshot.canPlay)
         XCTAssertFalse(h.engine.snapshot.canPause)
@@ -100,7 +100,7 @@ final class EngineTransportTests: XCTestCase {
         h.finishLoad()
         h.advance(ms: 1000)
         h.command(.setRate(2))
-        XCTAssertEqual(h.effects, [.setRate(2), .seeked(1_000_000)])
+        XCTAssertEqual(h.playbackEffects, [.setRate(2), .seeked(1_000_000)])
         h.advance(ms: 500)
         XCTAssertEqual(h.position, 2_000_000)
         XCTAssertEqual(h.engine.snapshot.rate, 2)

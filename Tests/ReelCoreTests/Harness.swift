@@ -68,6 +68,15 @@ struct Harness {
     }
 
     var token: LoadToken { backend.token! }
+    /// The load among the last effects, if any.
+    var load: (token: LoadToken, uri: String, start: MediaTime, paused: Bool)? {
+        for case .load(let t, let u, let s, let p) in effects { return (t, u, s, p) }
+        return nil
+    }
+    /// The last effects without the persistence ones, for tests about playback.
+    var playbackEffects: [Effect] {
+        effects.filter { if case .savePosition = $0 { false } else if case .finished = $0 { false } else { true } }
+    }
     var status: String { engine.snapshot.status }
     var currentID: EntryID? { engine.queue.currentID }
     var position: MediaTime { engine.anchor.position(at: now) }

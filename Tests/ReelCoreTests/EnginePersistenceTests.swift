@@ -1,0 +1,109 @@
+import XCTest
+@testable import ReelCore
+
+/// What the engine asks the library to store, and how it resumes.
+final class EnginePersistenceTests: XCTestCase {
+    func saved(_ h: Harness) -> [MediaTime] {
+        h.effects.compactMap { if case .savePosition(_, let p) = $0 { p } else { nil } }
+    }
+
+    func entry(resumeAt: MediaTime, length: MediaTime?) -> QueueEntry {
+        QueueEntry(id: EntryID(1), uri: "file:///x", metadata: TrackMetadata(length: length), resumeAt: resumeAt)
+    }
+
+    func testResumeStartsAtTheStoredPositionUnlessNearTheEnd() {
+        XCTAssertEqual(Engine.resumePoint(entry(resumeAt: 0, length: 100_000_000)).start, 0)
+        XCTAssertTrue(Engine.resumePoint(entry(resumeAt: 30_000_000, length: 100_000_000)) == (30_000_000, false))
+        XCTAssertTrue(Engine.resumePoint(entry(resumeAt: 91_000_000, length: 100_000_000)) == (0, true), "last 10 s")
+        XCTAssertTrue(Engine.resumePoint(entry(resumeAt: 960_000_000, length: 1_000_000_000)) == (0, true), "last 5 %")
+        XCTAssertTrue(Engine.resumePoint(entry(resumeAt: 900_000_000, length: 1_000_000_000)) == (900_000_000, false))
+        XCTAssertTrue(Engine.resumePoint(entry(resumeAt: 5_000_000, length: nil)) == (5_000_000, false), "a stream")
+    }
+
+    func testPlayingAStoredEntryLoadsAtItsPosition() {
+        var h = Harness()
+        h.command(.add(entries: [NewEntry(uri: "file:///a", itemID: 7, metadata: TrackMetadata(length: 60_000_000),
+                                          resumeAt: 20_000_000)], after: nil, atStart: false, play: true))
+        XCTAssertEqual(h.load?.start, 20_000_000)
+        h.finishLoad(length: 60_000_000, at: 20_000_000)
+        XCTAssertEqual(h.seekedPositions, [20_000_000])
+        XCTAssertEqual(h.engine.queue.current?.itemID, 7)
+    }
+
+    func testAFinishedEntryStartsOverAndCountsAPlay() {
+        var h = Harness()
+        h.command(.add(entries: [NewEntry(uri: "file:///a", metadata: TrackMetadata(length: 60_000_000),
+                                          resumeAt: 55_000_000)], after: nil, atStart: false, play: true))
+        XCTAssertEqual(h.load?.start, 0)
+        XCTAssertTrue(h.effects.contains(.finished(h.id(1))))
+    }
+
+    func testPositionIsSavedOnPauseStopSeekAndTrackChange() {
+        var h = Harness(uris: ["file:///1", "file:///2"], play: true)
+        h.finishLoad()
+        h.advance(ms: 2000)
+        h.command(.pause)
+        XCTAssertEqual(saved(h), [2_000_000])
+        h.command(.play)
+        h.advance(ms: 1000)
+        h.command(.seek(by: 4_000_000))
+        XCTAssertEqual(saved(h), [], "the seek is stored when it lands")
+        h.event(.restarted(h.token, position: 7_000_000))
+        XCTAssertEqual(saved(h), [7_000_000])
+        h.advance(ms: 500)
+        h.command(.next)
+        XCTAssertEqual(h.effects.first, .savePosition(h.id(1), 7_500_000), "the entry left behind")
+        h.finishLoad()
+        h.advance(ms: 300)
+        h.command(.stop)
+        XCTAssertEqual(saved(h), [300_000])
+        XCTAssertEqual(h.engine.queue.entries[1].resumeAt, 300_000)
+    }
+
+    func testWhilePlayingThePositionIsSavedAtMostOnceASecond() {
+        var h = Harness(uris: ["file:///1"], play: true)
+        h.finishLoad()
+        var saves = 0
+        for _ in 0..<40 {   // 4 s of 100 ms samples
+            h.advance(ms: 100)
+            h.event(.position(h.token, h.position))
+            saves += saved(h).count
+        }
+        XCTAssertEqual(saves, 4)
+    }
+
+    func testEndOfFileMarksTheEntryFinished() {
+        var h = Harness(uris: ["file:///1", "file:///2"], play: true)
+        h.finishLoad()
+        h.advance(ms: 9000)
+        let first = h.id(1)
+        h.event(.endOfFile(h.token))
+        XCTAssertTrue(h.effects.contains(.finished(first)))
+        XCTAssertFalse(h.effects.contains { if case .savePosition(first, _) = $0 { true } else { false } })
+        XCTAssertEqual(h.engine.queue[first]?.resumeAt, 0)
+    }
+
+    func testCheckpointSavesTheCurrentPosition() {
+        var h = Harness(uris: ["file:///1"], play: true)
+        XCTAssertEqual(h.engine.checkpoint(now: h.now), [], "nothing started yet: nothing to store")
+        h.finishLoad()
+        h.advance(ms: 1234)
+        XCTAssertEqual(h.engine.checkpoint(now: h.now), [.savePosition(h.id(1), 1_234_000)])
+    }
+
+    func testRestoreBringsBackQueueSettingsAndAPausedCurrentEntry() {
+        var engine = Engine(seed: 1)
+        var settings = Settings()
+        settings.loop = .playlist
+        settings.shuffle = true
+        settings.rate = 1.5
+        let entries = (1...3).map { NewEntry(uri: "file:///\($0)", itemID: Int64($0), resumeAt: $0 == 2 ? 4_000_000 : 0) }
+        let effects = engine.restore(entries, current: 1, shuffleOrder: [2, 1, 0], settings: settings, now: 0)
+        XCTAssertEqual(engine.queue.entries.map(\.itemID), [1, 2, 3])
+        XCTAssertEqual(engine.queue.playOrder.map { engine.queue[$0]!.itemID }, [3, 2, 1])
+        XCTAssertEqual(engine.settings, settings)
+        XCTAssertTrue(effects.contains(.setRate(1.5)))
+        XCTAssertTrue(effects.contains { if case .load(_, "file:///2", 4_000_000, true) = $0 { true } else { false } })
+        XCTAssertEqual(engine.snapshot.status, "Paused")
+    }
+}
