@@ -139,8 +139,7 @@ public final class MPRISService {
     }
 
     private func read(_ interface: String, _ name: String) throws -> DBusValue {
-        guard let value = PropertyValues.value(interface, name, host.snapshot, position: host.position,
-                                               version: version) else {
+        guard let value = PropertyValues.value(interface, name, host: host, version: version) else {
             throw BusError.unknownProperty("no property \(name) in \(interface)")
         }
         return value

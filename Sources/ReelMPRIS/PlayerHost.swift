@@ -9,4 +9,6 @@ public protocol PlayerHost: AnyObject {
     /// The position now, in µs: the backend's real one while something is loaded.
     func position() -> MediaTime
     func quit()
+    /// Why the media library is unavailable, if it is.
+    var libraryError: String? { get }
 }

@@ -11,9 +11,9 @@ enum PropertyValues {
         "video/mpeg", "video/x-flv", "video/3gpp",
     ]
 
-    static func value(_ interface: String, _ name: String, _ s: Snapshot, position: () -> MediaTime,
-                      version: String) -> DBusValue? {
-        switch (interface, name) {
+    static func value(_ interface: String, _ name: String, host: PlayerHost, version: String) -> DBusValue? {
+        let s = host.snapshot
+        return switch (interface, name) {
         case (MPRIS.root, "CanQuit"): .boolean(true)
         case (MPRIS.root, "CanRaise"): .boolean(false)
         case (MPRIS.root, "HasTrackList"): .boolean(true)
@@ -27,7 +27,7 @@ enum PropertyValues {
         case (MPRIS.player, "Shuffle"): .boolean(s.shuffle)
         case (MPRIS.player, "Metadata"): MetadataMap.of(s.current)
         case (MPRIS.player, "Volume"): .double(s.volume)
-        case (MPRIS.player, "Position"): .int64(position())
+        case (MPRIS.player, "Position"): .int64(host.position())
         case (MPRIS.player, "MinimumRate"): .double(Engine.minimumRate)
         case (MPRIS.player, "MaximumRate"): .double(Engine.maximumRate)
         case (MPRIS.player, "CanGoNext"): .boolean(s.canGoNext)
@@ -40,6 +40,7 @@ enum PropertyValues {
         case (MPRIS.trackList, "CanEditTracks"): .boolean(true)
         case (MPRIS.reel, "LastError"): .string(s.lastError ?? "")
         case (MPRIS.reel, "Version"): .string(version)
+        case (MPRIS.reel, "LibraryError"): .string(host.libraryError ?? "")
         default: nil
         }
     }

@@ -15,10 +15,12 @@ final class Daemon: PlayerHost {
     private var announcements: [Effect] = []
     private var quitting = false
     private let art: CoverArt
+    let library: LibraryBridge
 
-    init(connection: Connection, backend: MPVBackend, introspectionXML: String, cacheDir: URL) {
+    init(connection: Connection, backend: MPVBackend, introspectionXML: String, cacheDir: URL, library: LibraryBridge) {
         self.connection = connection
         self.backend = backend
+        self.library = library
         art = CoverArt(cacheDir: cacheDir.appendingPathComponent("art"))
         mpris = MPRISService(connection: connection, host: self, introspectionXML: introspectionXML, version: reelVersion)
     }
@@ -28,8 +30,22 @@ final class Daemon: PlayerHost {
     var snapshot: Snapshot { engine.snapshot }
 
     func run(_ command: Command) -> Result<Void, CommandError> {
-        engine.handle(command, now: monotonicNow()).map { perform($0) }
+        var command = command
+        if case .add(let entries, let after, let atStart, let play) = command {
+            command = .add(entries: library.enrich(entries), after: after, atStart: atStart, play: play)
+        }
+        return engine.handle(command, now: monotonicNow()).map { perform($0) }
     }
+
+    /// Puts back the queue stored by the last run, paused at its position.
+    func restoreQueue() -> Int {
+        guard let (entries, saved) = library.storedQueue(), !entries.isEmpty else { return 0 }
+        perform(engine.restore(entries, current: saved.current, shuffleOrder: saved.shuffleOrder,
+                               settings: saved.settings, now: monotonicNow()))
+        return entries.count
+    }
+
+    var libraryError: String? { library.error }
 
     /// The engine's anchor, extrapolated to now. mpv's time-pos is only a
     /// sample taken at its last audio chunk (up to ~100 ms old), so reading it
@@ -45,15 +61,26 @@ final class Daemon: PlayerHost {
     private func perform(_ effects: [Effect]) {
         for effect in effects {
             switch effect {
-            case .seeked, .trackAdded, .trackRemoved, .trackListReplaced, .trackMetadataChanged:
+            case .trackMetadataChanged:
+                library.persist(effect, queue: engine.queue)
+                announcements.append(effect)
+            case .seeked, .trackAdded, .trackRemoved, .trackListReplaced:
                 announcements.append(effect)
             case .log(let line):
                 log(line)
             case .savePosition, .finished:
-                break   // the library is wired in next
-            case .load(let token, let uri, _, _):
-                for event in backend.perform(effect) { feed(event) }
-                if let art = CoverArt.beside(uri) { perform(engine.setArt(art, for: token.entry)) }
+                library.persist(effect, queue: engine.queue)
+            case .load(let token, _, let start, let paused):
+                guard let entry = engine.queue[token.entry] else { continue }
+                switch library.source(for: entry) {
+                case .unplayable(let reason):
+                    feed(.failed(token, reason: reason))
+                case .uri(let uri):
+                    for event in backend.perform(.load(token, uri: uri, start: start, paused: paused)) { feed(event) }
+                    if entry.metadata.artURL == nil, let art = CoverArt.beside(uri) {
+                        perform(engine.setArt(art, for: token.entry))
+                    }
+                }
             case .unload, .setPaused, .seek, .setRate, .setVolume:
                 for event in backend.perform(effect) { feed(event) }
             }
@@ -84,6 +111,7 @@ final class Daemon: PlayerHost {
             while let message = connection.popMessage() { mpris?.handle(message) }
             for event in backend.drainEvents() { feed(event) }
             for (entry, url) in art.results.take() { perform(engine.setArt(url, for: entry)) }
+            library.saveQueueIfChanged(engine)
             mpris?.publish(announcements)
             announcements.removeAll()
             if quitting { break }
@@ -99,6 +127,8 @@ final class Daemon: PlayerHost {
             }
             if fds[2].revents != 0 { quitting = true }
         }
+        perform(engine.checkpoint(now: monotonicNow()))
+        library.saveQueueIfChanged(engine)
         if case .success(let effects) = engine.handle(.stop, now: monotonicNow()) { perform(effects) }
         connection.flush()
         return 0

@@ -6,6 +6,7 @@ struct Options {
     var startPaused = false
     var video = false
     var instance = false
+    var fresh = false
     var files: [String] = []
 
     static let usage = """
@@ -20,6 +21,7 @@ struct Options {
           --paused       load the first item without starting it
           --video        open a video window (default: audio only)
           --instance     own org.mpris.MediaPlayer2.reel.instance<PID> instead
+          --fresh        start with an empty queue instead of the one stored last time
           --help         show this help
           --version      show the version
 
@@ -45,6 +47,7 @@ struct Options {
             case "--paused": options.startPaused = true
             case "--video": options.video = true
             case "--instance": options.instance = true
+            case "--fresh": options.fresh = true
             case "--help", "-h": return .exit(0, usage)
             case "--version": return .exit(0, "reeld \(reelVersion)")
             default: return .exit(2, "reeld: unknown option \(arg)\n\n" + usage)

@@ -3,6 +3,7 @@ import ReelCore
 import ReelDBus
 import ReelMPRIS
 import ReelMPV
+import ReelLibrary
 
 
 let environment = ProcessInfo.processInfo.environment
@@ -51,8 +52,11 @@ do { backend = try MPVBackend(options: .init(audioOutput: options.audioOutput, v
 
 let cacheHome = environment["XDG_CACHE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
     ?? NSHomeDirectory() + "/.cache"
+let library = LibraryBridge(path: Library.defaultPath(environment: environment))
+if let problem = library.error { log("\(problem); playing without a library") }
 let daemon = Daemon(connection: connection, backend: backend, introspectionXML: xml,
-                    cacheDir: URL(fileURLWithPath: cacheHome).appendingPathComponent("reel"))
+                    cacheDir: URL(fileURLWithPath: cacheHome).appendingPathComponent("reel"), library: library)
+let restored = options.fresh ? 0 : daemon.restoreQueue()
 
 var uris: [String] = []
 for file in options.files {
@@ -64,11 +68,13 @@ for file in options.files {
     }
 }
 if !uris.isEmpty {
-    _ = daemon.run(.add(uris: uris, after: nil, atStart: false, play: !options.startPaused))
-    if options.startPaused, let first = daemon.snapshot.entries.first {
+    // Appended to the restored queue; the first new entry plays (or waits, with --paused).
+    let before = Set(daemon.snapshot.entries.map(\.id))
+    _ = daemon.run(.add(uris: uris, play: false))
+    if let first = daemon.snapshot.entries.first(where: { !before.contains($0.id) }) {
         _ = daemon.run(.goTo(first.id))
-        _ = daemon.run(.pause)
+        if options.startPaused { _ = daemon.run(.pause) }
     }
 }
-log("ready as \(busName) (\(uris.count) queued)")
+log("ready as \(busName) (\(restored) restored, \(uris.count) added)")
 exit(daemon.runLoop(stopFD: stopFD))
