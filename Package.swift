@@ -29,7 +29,7 @@ let package = Package(
         .testTarget(name: "ReelCLITests", dependencies: ["ReelCLI"]),
         .testTarget(name: "ReelMPRISTests", dependencies: ["ReelMPRIS"]),
         .testTarget(name: "ReelLibraryTests", dependencies: ["ReelLibrary"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["ReelDBus", "ReelMPRIS", "ReelHarness"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["ReelDBus", "ReelMPRIS", "ReelHarness", "ReelLibrary"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -67,8 +67,9 @@ public final class Client {
 
     func status() throws -> PlayerStatus {
         let player = try connection.getAllProperties(bus, Client.path, Client.player)
-        let lastError = (try? connection.getProperty(bus, Client.path, Client.reel, "LastError"))?.string ?? ""
-        return PlayerStatus(player: player, lastError: lastError)
+        let reel = (try? connection.getAllProperties(bus, Client.path, Client.reel)) ?? [:]
+        return PlayerStatus(player: player, lastError: reel["LastError"]?.string ?? "",
+                            libraryError: reel["LibraryError"]?.string ?? "")
     }
 
     private func printStatus(_ status: PlayerStatus, json: Bool) {

@@ -16,11 +16,13 @@ public struct PlayerStatus: Equatable, Sendable {
     public var rate = 1.0
     public var volume = 1.0
     public var lastError = ""
+    public var libraryError = ""
 
     public init() {}
 
     /// Builds the status from Player properties and the reel extension's LastError.
-    public init(player: [String: DBusValue], lastError: String) {
+    public init(player: [String: DBusValue], lastError: String, libraryError: String = "") {
+        self.libraryError = libraryError
         status = player["PlaybackStatus"]?.string ?? "Stopped"
         let metadata = player["Metadata"]?.dictionary ?? [:]
         trackID = metadata["mpris:trackid"]?.string.flatMap { $0.hasSuffix("/NoTrack") ? nil : $0 }
@@ -49,6 +51,7 @@ public struct PlayerStatus: Equatable, Sendable {
             parts.append("(nothing queued)")
         }
         if !lastError.isEmpty { parts.append("[error: \(lastError)]") }
+        if !libraryError.isEmpty { parts.append("[no library: \(libraryError)]") }
         return parts.joined(separator: "  ")
     }
 
@@ -63,6 +66,7 @@ public struct PlayerStatus: Equatable, Sendable {
         object["trackid"] = trackID
         object["length"] = length
         object["lastError"] = lastError.isEmpty ? nil : lastError
+        object["libraryError"] = libraryError.isEmpty ? nil : libraryError
         return object
     }
 }

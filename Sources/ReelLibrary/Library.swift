@@ -72,6 +72,11 @@ public final class Library {
         }
     }
 
+    /// SQLite's full integrity check: "ok", or what is wrong.
+    public func integrityCheck() throws -> String {
+        try db.query("PRAGMA integrity_check").compactMap { $0.first?.text }.joined(separator: "; ")
+    }
+
     static func now() -> Int64 { Int64(Date().timeIntervalSince1970) }
 
     // MARK: Items

@@ -76,6 +76,7 @@ final class Daemon: PlayerHost {
                 case .unplayable(let reason):
                     feed(.failed(token, reason: reason))
                 case .uri(let uri):
+                    log("playing \(uri)" + (start > 0 ? " from \(start / 1_000_000) s" : ""))
                     for event in backend.perform(.load(token, uri: uri, start: start, paused: paused)) { feed(event) }
                     if entry.metadata.artURL == nil, let art = CoverArt.beside(uri) {
                         perform(engine.setArt(art, for: token.entry))

@@ -48,6 +48,19 @@ class DaemonTestCase: XCTestCase {
         return child
     }
 
+    /// Kills reeld with SIGKILL (no chance to save anything) and waits for it to be gone.
+    func killDaemon() {
+        guard let child = daemon else { return }
+        kill(child.process.processIdentifier, SIGKILL)
+        _ = child.waitForExit()
+        _ = waitForSignal(timeout: 5) {
+            $0.member == "NameOwnerChanged" && $0.arguments.first?.string == Self.name && $0.arguments.last?.string == ""
+        }
+    }
+
+    /// The daemon's library file under this test's XDG_DATA_HOME.
+    var libraryPath: String { home.appendingPathComponent("data/reel/library.sqlite3").path }
+
     /// Starts reeld on the files and waits until the first is really playing.
     func startPlaying(_ files: [URL]) throws {
         try startDaemon(files)

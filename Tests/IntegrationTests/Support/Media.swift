@@ -14,6 +14,8 @@ struct Media: Sendable {
     let broken: URL
     /// An MP3 with its cover embedded (ID3 APIC).
     let embeddedArt: URL
+    /// Two 60-second tones, long enough for resume (which ignores the last 10 s).
+    let long: [URL]
 
     static let shared: Media = {
         do { return try generate() } catch { fatalError("cannot generate test media: \(error)") }
@@ -39,8 +41,13 @@ struct Media: Sendable {
         try Tones.ffmpeg(["-f", "lavfi", "-i", "sine=frequency=500:duration=8", "-i", cover.path,
                           "-map", "0:a", "-map", "1:v", "-c:a", "libmp3lame", "-c:v", "copy", "-id3v2_version", "3",
                           "-disposition:v", "attached_pic", "-metadata", "title=Embedded", embeddedArt.path])
+        let long = try (1...2).map { i -> URL in
+            let url = dir.appendingPathComponent("long\(i).ogg")
+            try Tones.make(url, frequency: 700 + 100 * i, seconds: 60, tags: ["title": "Long \(i)", "artist": "Reel Test"])
+            return url
+        }
         return Media(dir: dir, tones: tones, withCover: withCover, cover: cover, broken: broken,
-                     embeddedArt: embeddedArt)
+                     embeddedArt: embeddedArt, long: long)
     }
 }
 

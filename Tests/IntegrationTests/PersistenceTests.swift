@@ -1,0 +1,136 @@
+import Foundation
+import ReelDBus
+import ReelHarness
+import ReelLibrary
+import ReelMPRIS
+import XCTest
+
+/// The library with the real daemon: resume, restart after kill -9,
+/// local-first sources, and a damaged database.
+final class PersistenceTests: DaemonTestCase {
+    func testAfterKill9ItComesBackWithTheSameQueueEntryAndPositionPaused() throws {
+        try startPlaying([media.long[0], media.long[1], media.tones[0]])
+        try player("Next")
+        try waitForTitle("Long 2")
+        try waitForStart()
+        try player("SetPosition", [.objectPath(try trackID()), .int64(20_000_000)])
+        XCTAssertNotNil(waitForSignal { $0.member == "Seeked" })
+        listen(for: 1.2)   // playing: positions are stored once a second
+        let before = try position()
+        let queue = try tracks().count
+        killDaemon()
+
+        try startDaemon()
+        try waitForStart()
+        XCTAssertEqual(try status(), "Paused")
+        XCTAssertEqual(try metadata()["xesam:title"]?.string, "Long 2")
+        XCTAssertEqual(try tracks().count, queue)
+        XCTAssertEqual(Double(try position()), Double(before), accuracy: 1_500_000)
+    }
+
+    func testPlayingAnItemAgainResumesWhereItStopped() throws {
+        try startPlaying([media.long[0]])
+        try player("SetPosition", [.objectPath(try trackID()), .int64(30_000_000)])
+        XCTAssertNotNil(waitForSignal { $0.member == "Seeked" })
+        try player("Pause")
+        try waitForStatus("Paused")
+        try player("OpenUri", [.string(media.long[0].absoluteString)])
+        let start = try waitForStart()
+        XCTAssertEqual(Double(start), 30_000_000, accuracy: 200_000)
+        XCTAssertTrue(daemon!.text.contains("from 30 s"), daemon!.text)
+    }
+
+    func testACleanExitStoresQueueSettingsAndPosition() throws {
+        try startPlaying([media.long[0], media.long[1]])
+        try set("LoopStatus", .string("Playlist"))
+        try set("Volume", .double(0.5))
+        try player("SetPosition", [.objectPath(try trackID()), .int64(12_000_000)])
+        XCTAssertNotNil(waitForSignal { $0.member == "Seeked" })
+        try player("Pause")
+        daemon!.stop()   // SIGTERM
+        try startDaemon()
+        try waitForStart()
+        XCTAssertEqual(try get("LoopStatus").string, "Playlist")
+        XCTAssertEqual(try get("Volume").double, 0.5)
+        XCTAssertEqual(Double(try position()), 12_000_000, accuracy: 100_000)
+    }
+
+    func testArgumentsAppendToTheRestoredQueueAndFreshStartsEmpty() throws {
+        try startPlaying([media.long[0]])
+        daemon!.stop()
+        try startDaemon([media.tones[1]])
+        try waitForTitle("Tone 2")
+        try waitForStart()
+        XCTAssertEqual(try tracks().count, 2)
+        XCTAssertEqual(try status(), "Playing")
+        daemon!.stop()
+        try startDaemon([], ["--fresh"])
+        XCTAssertEqual(try tracks().count, 0)
+    }
+
+    func testLocalFirstDecidedEachTimeAnEntryStarts() throws {
+        let server = try ChildProcess(URL(fileURLWithPath: "/usr/bin/python3"),
+                                      ["-u", "-m", "http.server", "--bind", "127.0.0.1", "--directory", media.dir.path, "0"],
+                                      busAddress: nil, home: home)
+        defer { server.stop() }
+        guard let text = waitForOutput(server, "port "),
+              let range = text.range(of: #"port (\d+)"#, options: .regularExpression) else {
+            throw TestFailure("no HTTP server")
+        }
+        let remote = "http://127.0.0.1:\(text[range].dropFirst(5))/long1.ogg"
+        let local = home.appendingPathComponent("downloaded.ogg")
+        try FileManager.default.copyItem(at: media.long[0], to: local)
+
+        try startDaemon()
+        try player("OpenUri", [.string(remote)])
+        try waitForStart()
+        XCTAssertTrue(daemon!.text.contains("playing \(remote)"), daemon!.text)
+        // The remote item is downloaded later: it gains a local path.
+        try Library(path: libraryPath).add(ProbedItem(localPath: local.path, remoteURL: remote))
+        try call(MPRIS.reel, "Add", [.strings([remote]), .boolean(true)])
+        try waitForStart()
+        XCTAssertTrue(daemon!.text.contains("playing \(local.absoluteString)"), daemon!.text)
+        // The local file goes away: the remote URL plays again.
+        try FileManager.default.removeItem(at: local)
+        try call(MPRIS.reel, "Add", [.strings([remote]), .boolean(true)])
+        try waitForStart()
+        XCTAssertEqual(daemon!.text.components(separatedBy: "playing \(remote)").count - 1, 2, daemon!.text)
+        XCTAssertEqual(try status(), "Playing")
+    }
+
+    func testADamagedLibraryIsKeptByteForByteAndReported() throws {
+        let url = URL(fileURLWithPath: libraryPath)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        var bytes = Data("SQLite format 3\0".utf8)
+        bytes.append(Data((0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }))
+        try bytes.write(to: url)
+        try startPlaying([media.tones[0]])
+        XCTAssertEqual(try status(), "Playing", "it plays without a library")
+        let problem = try XCTUnwrap(get("LibraryError", MPRIS.reel).string)
+        XCTAssertTrue(problem.contains(libraryPath), problem)
+        let (_, line) = try reel("status")
+        XCTAssertTrue(line.contains("[no library:") && line.contains("library.sqlite3"), line)
+        daemon!.stop()
+        XCTAssertEqual(try Data(contentsOf: url), bytes)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: libraryPath + "-wal"))
+    }
+
+    func testFiftyKillsAtRandomMomentsLeaveASoundLibraryAndQueue() throws {
+        try startPlaying([media.long[0], media.long[1], media.tones[0], media.tones[1]])
+        let expected = try tracks().count
+        var rng = SystemRandomNumberGenerator()
+        for round in 0..<50 {
+            // Keep it writing: seeks and track changes store positions and queue state.
+            if round % 3 == 0 { try? player("Next") }
+            if round % 3 == 1 { try? player("Seek", [.int64(1_000_000)]) }
+            listen(for: Double(UInt64.random(in: 0...250, using: &rng)) / 1000)
+            killDaemon()
+            try startDaemon()
+            if round % 2 == 0 { try? player("Play") }
+        }
+        let library = try Library(path: libraryPath)
+        XCTAssertEqual(try library.integrityCheck(), "ok")
+        XCTAssertEqual(try tracks().count, expected)
+        XCTAssertEqual(try library.loadQueue()?.items.count, expected)
+    }
+}
