@@ -17,7 +17,7 @@ let package = Package(
         .target(name: "ReelCore"),
         .target(name: "ReelLibrary", dependencies: ["ReelCore", "CSQLite"]),
         .target(name: "ReelDBus", dependencies: ["CDBus"]),
-        .target(name: "ReelMPRIS", dependencies: ["ReelCore", "ReelDBus"]),
+        .target(name: "ReelMPRIS", dependencies: ["ReelCore", "ReelDBus", "ReelLibrary"]),
         .target(name: "ReelMPV", dependencies: ["ReelCore", "CMPV"]),
         .executableTarget(name: "reeld", dependencies: ["ReelCore", "ReelDBus", "ReelMPRIS", "ReelMPV", "ReelLibrary"]),
         .target(name: "ReelCLI", dependencies: ["ReelDBus"]),

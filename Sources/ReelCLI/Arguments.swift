@@ -12,6 +12,15 @@ public enum CLICommand: Equatable, Sendable {
     case volume(Double)
     case loop(String)
     case shuffle(Bool)
+    case libAdd([String])
+    case libList(query: String, json: Bool, limit: Int)
+    case libInfo(Int64, json: Bool)
+    case libRemove(Int64)
+    case libPlay(String)
+    case libForget(Int64)
+    case playlistSave(String)
+    case playlistLoad(String)
+    case playlistList(json: Bool)
     case help
     case version
 }
@@ -43,6 +52,12 @@ public enum Arguments {
           volume X                     0 … 1.5 (1 is 100 %)
           loop none|track|playlist
           shuffle on|off
+
+          lib add PATH|URL ...         import files, folders, M3U/PLS playlists, URLs
+          lib ls [--json] [--limit N] [QUERY]   search title, artist, album
+          lib info ID | lib rm ID | lib forget-position ID
+          lib play ID|QUERY            queue and play
+          playlist save NAME | playlist load NAME | playlist ls [--json]
 
           --player NAME   talk to org.mpris.MediaPlayer2.NAME (default: reel)
         """
@@ -122,9 +137,56 @@ public enum Arguments {
             case "off", "false", "no", "0": command = .shuffle(false)
             default: throw UsageError("shuffle takes on or off")
             }
+        case "lib", "library": command = try parseLibrary(operands)
+        case "playlist", "playlists":
+            switch (operands.first, operands.count) {
+            case ("save", 2): command = .playlistSave(operands[1])
+            case ("load", 2): command = .playlistLoad(operands[1])
+            case ("ls", _) where operands.dropFirst().allSatisfy({ $0 == "--json" }):
+                command = .playlistList(json: operands.contains("--json"))
+            default: throw UsageError("playlist takes save NAME, load NAME or ls [--json]")
+            }
         case "help": command = .help
         default: throw UsageError("unknown command \(verb)")
         }
         return (options, command)
+    }
+
+    static func parseLibrary(_ operands: [String]) throws -> CLICommand {
+        var rest = operands[...]
+        guard let verb = rest.popFirst() else { throw UsageError("lib needs add, ls, info, rm, play or forget-position") }
+        func id() throws -> Int64 {
+            guard rest.count == 1, let id = Int64(rest.first!), id > 0 else { throw UsageError("lib \(verb) needs an item ID") }
+            return id
+        }
+        switch verb {
+        case "add":
+            guard !rest.isEmpty else { throw UsageError("lib add needs at least one PATH or URL") }
+            return .libAdd(Array(rest))
+        case "ls", "list", "search":
+            var json = false
+            var limit = -1
+            var words: [String] = []
+            while let arg = rest.popFirst() {
+                switch arg {
+                case "--json": json = true
+                case "--limit":
+                    guard let n = rest.popFirst().flatMap(Int.init), n >= 0 else { throw UsageError("--limit needs a number") }
+                    limit = n
+                default: words.append(arg)
+                }
+            }
+            return .libList(query: words.joined(separator: " "), json: json, limit: limit)
+        case "info":
+            let json = rest.contains("--json")
+            rest.removeAll { $0 == "--json" }
+            return .libInfo(try id(), json: json)
+        case "rm", "remove": return .libRemove(try id())
+        case "forget-position": return .libForget(try id())
+        case "play":
+            guard !rest.isEmpty else { throw UsageError("lib play needs an ID or a QUERY") }
+            return .libPlay(rest.joined(separator: " "))
+        default: throw UsageError("unknown lib command \(verb)")
+        }
     }
 }

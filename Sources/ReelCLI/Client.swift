@@ -46,6 +46,8 @@ public final class Client {
         case .volume(let x): try set("Volume", .double(x))
         case .loop(let mode): try set("LoopStatus", .string(mode))
         case .shuffle(let on): try set("Shuffle", .boolean(on))
+        case .libAdd, .libList, .libInfo, .libRemove, .libPlay, .libForget, .playlistSave, .playlistLoad, .playlistList:
+            try runLibrary(command)
         case .help, .version: break
         }
     }
@@ -57,7 +59,7 @@ public final class Client {
         return URL(fileURLWithPath: path).standardized.absoluteString
     }
 
-    private func call(_ interface: String, _ method: String, _ args: [DBusValue] = []) throws -> [DBusValue] {
+    func call(_ interface: String, _ method: String, _ args: [DBusValue] = []) throws -> [DBusValue] {
         try connection.callMethod(bus, Client.path, interface, method, args)
     }
 

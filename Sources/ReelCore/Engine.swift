@@ -360,6 +360,13 @@ public struct Engine: Sendable {
         return [.trackMetadataChanged(id)]
     }
 
+    /// Drops the stored position of every queued entry of a library item.
+    public mutating func forgetResume(item: Int64) {
+        for entry in queue.entries where entry.itemID == item {
+            queue.update(entry.id) { $0.resumeAt = 0 }
+        }
+    }
+
     /// Sets an entry's cover once it has been found off the loop thread.
     public mutating func setArt(_ url: String, for id: EntryID) -> [Effect] {
         merge(TrackMetadata(artURL: url), into: id)

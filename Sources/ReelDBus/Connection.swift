@@ -73,10 +73,13 @@ public final class Connection {
         if dbus_error_is_set(&err) != 0 { throw Connection.error(from: err) }
     }
 
-    /// Queues a message and writes it out at once.
-    public func send(_ message: Message) {
-        dbus_connection_send(raw, message.raw, nil)
+    /// Queues a message and writes it out at once; returns its serial.
+    @discardableResult
+    public func send(_ message: Message) -> UInt32 {
+        var serial: UInt32 = 0
+        dbus_connection_send(raw, message.raw, &serial)
         dbus_connection_flush(raw)
+        return serial
     }
 
     /// Queues a message; `flush()` writes everything queued.

@@ -63,6 +63,8 @@ public final class Message {
     public var signature: String { dbus_message_get_signature(raw).map { String(cString: $0) } ?? "" }
     public var noReply: Bool { dbus_message_get_no_reply(raw) != 0 }
     public var serial: UInt32 { dbus_message_get_serial(raw) }
+    /// For replies: the serial of the call answered.
+    public var replySerial: UInt32 { dbus_message_get_reply_serial(raw) }
 
     /// Decodes the arguments. Call only after checking `signature`.
     public var arguments: [DBusValue] {

@@ -7,15 +7,17 @@ import ReelDBus
 /// and engine announcements into signals.
 public final class MPRISService {
     private let connection: Connection
-    private let host: PlayerHost
+    let host: PlayerHost
+    let library: LibraryHost?
     private let introspectionXML: String
     private let interfaces: [String: InterfaceSpec]
     private let version: String
     private var published: Snapshot
 
-    public init(connection: Connection, host: PlayerHost, introspectionXML: String, version: String) {
+    public init(connection: Connection, host: PlayerHost, library: LibraryHost?, introspectionXML: String, version: String) {
         self.connection = connection
         self.host = host
+        self.library = library
         self.introspectionXML = introspectionXML
         self.version = version
         interfaces = Dictionary(InterfaceSpec.parse(introspectionXML).map { ($0.name, $0) }) { a, _ in a }
@@ -29,7 +31,7 @@ public final class MPRISService {
         guard message.kind == .methodCall else { return }
         let reply: Message?
         do {
-            let out = try dispatch(message)
+            guard let out = try dispatch(message) else { return }   // answered later
             reply = try message.makeReturn(out)
         } catch let error as BusError {
             reply = message.makeError(error)
@@ -39,7 +41,15 @@ public final class MPRISService {
         if let reply { connection.enqueue(reply) }
     }
 
-    private func dispatch(_ message: Message) throws -> [DBusValue] {
+    /// Sends a reply that was deferred (a long-running call has finished).
+    func reply(to message: Message, _ values: [DBusValue]) {
+        if let reply = try? message.makeReturn(values) { connection.enqueue(reply) }
+        connection.flush()
+    }
+
+    func flush() { connection.flush() }
+
+    private func dispatch(_ message: Message) throws -> [DBusValue]? {
         let member = message.member ?? ""
         let path = message.path ?? ""
         guard path == MPRIS.objectPath else {
@@ -106,6 +116,8 @@ public final class MPRISService {
             let added = host.snapshot.entries.filter { !before.contains($0.id) }
             return [.objectPaths(added.map { TrackID.path($0.id) })]
         case (MPRIS.reel, "Clear"): try run(.clear)
+        case (MPRIS.reel, _), (Self.playlists, _):
+            return try dispatchLibrary(message, interface, member, args)
         default:
             throw BusError.unknownMethod("\(interface).\(member) is not implemented")
         }
@@ -139,7 +151,8 @@ public final class MPRISService {
     }
 
     private func read(_ interface: String, _ name: String) throws -> DBusValue {
-        guard let value = PropertyValues.value(interface, name, host: host, version: version) else {
+        guard let value = interface == Self.playlists ? libraryProperty(name)
+                : PropertyValues.value(interface, name, host: host, version: version) else {
             throw BusError.unknownProperty("no property \(name) in \(interface)")
         }
         return value
@@ -253,11 +266,11 @@ public final class MPRISService {
         connection.flush()
     }
 
-    private func emitPropertiesChanged(_ interface: String, _ changed: [(String, DBusValue)], _ invalidated: [String]) {
+    func emitPropertiesChanged(_ interface: String, _ changed: [(String, DBusValue)], _ invalidated: [String]) {
         emit(MPRIS.properties, "PropertiesChanged", [.string(interface), .vardict(changed), .strings(invalidated)])
     }
 
-    private func emit(_ interface: String, _ member: String, _ args: [DBusValue]) {
+    func emit(_ interface: String, _ member: String, _ args: [DBusValue]) {
         guard let signal = try? Message.signal(path: MPRIS.objectPath, interface: interface, member: member, args) else { return }
         connection.enqueue(signal)
     }

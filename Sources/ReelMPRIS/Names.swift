@@ -14,6 +14,9 @@ public enum MPRIS {
     public static let errorNoSuchTrack = "dev.reel.Error.NoSuchTrack"
     public static let errorInvalidURI = "dev.reel.Error.InvalidUri"
     public static let errorNoSuchFile = "dev.reel.Error.NoSuchFile"
+    public static let errorNoLibrary = "dev.reel.Error.NoLibrary"
+    public static let errorNoSuchItem = "dev.reel.Error.NoSuchItem"
+    public static let errorNoSuchPlaylist = "dev.reel.Error.NoSuchPlaylist"
 }
 
 /// MPRIS track ids: object paths outside /org/mpris, one per queue entry.

@@ -1,6 +1,7 @@
 import Foundation
 import ReelCore
 import ReelDBus
+import ReelLibrary
 import ReelMPRIS
 import ReelMPV
 
@@ -16,13 +17,19 @@ final class Daemon: PlayerHost {
     private var quitting = false
     private let art: CoverArt
     let library: LibraryBridge
+    /// Results of work done off the loop (imports).
+    let tasks = Mailbox<LoopTask>()
+    private var jobs: [Int: (progress: (Int, Int) -> Void, done: (ImportSummary) -> Void)] = [:]
+    private var nextJob = 0
+    var activePlaylist: Library.PlaylistInfo?
 
     init(connection: Connection, backend: MPVBackend, introspectionXML: String, cacheDir: URL, library: LibraryBridge) {
         self.connection = connection
         self.backend = backend
         self.library = library
         art = CoverArt(cacheDir: cacheDir.appendingPathComponent("art"))
-        mpris = MPRISService(connection: connection, host: self, introspectionXML: introspectionXML, version: reelVersion)
+        mpris = MPRISService(connection: connection, host: self, library: library.library == nil ? nil : self,
+                             introspectionXML: introspectionXML, version: reelVersion)
     }
 
     // MARK: PlayerHost
@@ -46,6 +53,24 @@ final class Daemon: PlayerHost {
     }
 
     var libraryError: String? { library.error }
+
+    func startJob(progress: @escaping (Int, Int) -> Void, done: @escaping (ImportSummary) -> Void) -> Int {
+        nextJob += 1
+        jobs[nextJob] = (progress, done)
+        return nextJob
+    }
+
+    private func handle(_ task: LoopTask) {
+        switch task {
+        case .importProgress(let job, let done, let total): jobs[job]?.progress(done, total)
+        case .importDone(let job, let summary): jobs.removeValue(forKey: job)?.done(summary)
+        }
+    }
+
+    /// A forgotten position also stops applying to entries already queued.
+    func forgetQueuedPosition(of item: Int64) {
+        engine.forgetResume(item: item)
+    }
 
     /// The engine's anchor, extrapolated to now. mpv's time-pos is only a
     /// sample taken at its last audio chunk (up to ~100 ms old), so reading it
@@ -106,12 +131,14 @@ final class Daemon: PlayerHost {
             pollfd(fd: backend.wakeupFD, events: Int16(POLLIN), revents: 0),
             pollfd(fd: stopFD, events: Int16(POLLIN), revents: 0),
             pollfd(fd: art.results.fd, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: tasks.fd, events: Int16(POLLIN), revents: 0),
         ]
         while !quitting {
             // libdbus may already hold messages it read while writing: take them first.
             while let message = connection.popMessage() { mpris?.handle(message) }
             for event in backend.drainEvents() { feed(event) }
             for (entry, url) in art.results.take() { perform(engine.setArt(url, for: entry)) }
+            for task in tasks.take() { handle(task) }
             library.saveQueueIfChanged(engine)
             mpris?.publish(announcements)
             announcements.removeAll()

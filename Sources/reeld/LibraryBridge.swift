@@ -21,6 +21,12 @@ final class LibraryBridge {
         }
     }
 
+    /// A queue entry for a library item: its local file if it has one, else its URL.
+    static func entry(for item: LibraryItem) -> NewEntry {
+        let uri = item.localPath.map { URL(fileURLWithPath: $0).absoluteString } ?? item.remoteURL ?? ""
+        return NewEntry(uri: uri, itemID: item.id, metadata: item.metadata, resumeAt: item.position)
+    }
+
     /// Queued entries get their library item (created if new), tags and stored position.
     func enrich(_ entries: [NewEntry]) -> [NewEntry] {
         guard let library else { return entries }
@@ -77,12 +83,7 @@ final class LibraryBridge {
     /// The stored queue as entries to restore, with the current index and settings.
     func storedQueue() -> (entries: [NewEntry], saved: SavedQueue)? {
         guard let library, let saved = attempt({ try library.loadQueue() }) ?? nil else { return nil }
-        var entries: [NewEntry] = []
-        for id in saved.items {
-            guard let item = attempt({ try library.item(id: id) }) ?? nil else { continue }
-            let uri = item.localPath.map { URL(fileURLWithPath: $0).absoluteString } ?? item.remoteURL ?? ""
-            entries.append(NewEntry(uri: uri, itemID: id, metadata: item.metadata, resumeAt: item.position))
-        }
+        let entries = saved.items.compactMap { id in (attempt({ try library.item(id: id) }) ?? nil).map(Self.entry(for:)) }
         savedQueue = saved
         return (entries, saved)
     }

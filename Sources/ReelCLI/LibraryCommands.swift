@@ -1,0 +1,109 @@
+import Foundation
+import ReelDBus
+
+/// `reel lib …` and `reel playlist …`.
+extension Client {
+    func runLibrary(_ command: CLICommand) throws {
+        switch command {
+        case .libAdd(let inputs): try importItems(inputs.map(Client.absolute))
+        case .libList(let query, let json, let limit):
+            let items = try call(Client.reel, "LibrarySearch", [.string(query), .int32(Int32(clamping: limit))])
+                .first?.array?.compactMap(\.dictionary) ?? []
+            if json { write(jsonLine(items.map(Client.json))) } else { items.forEach { write(Client.line($0)) } }
+        case .libInfo(let id, let json):
+            let item = try call(Client.reel, "LibraryItem", [.int64(id)]).first?.dictionary ?? [:]
+            if json { write(jsonLine(Client.json(item))) } else {
+                for key in ["id", "title", "artist", "album", "duration", "position", "finished", "playCount", "lastPlayed",
+                            "addedAt", "localPath", "remoteURL", "cover"] {
+                    guard let value = item[key] else { continue }
+                    write("\(key.padding(toLength: 10, withPad: " ", startingAt: 0)) \(Client.text(key, value))")
+                }
+            }
+        case .libRemove(let id): _ = try call(Client.reel, "LibraryRemove", [.int64(id)])
+        case .libForget(let id): _ = try call(Client.reel, "LibraryForgetPosition", [.int64(id)])
+        case .libPlay(let what):
+            let count = try call(Client.reel, "LibraryPlay", [.string(what)]).first?.int64 ?? 0
+            write("playing \(count) \(count == 1 ? "item" : "items")")
+        case .playlistSave(let name):
+            let count = try call(Client.reel, "PlaylistSave", [.string(name)]).first?.int64 ?? 0
+            write("saved \"\(name)\" (\(count) \(count == 1 ? "entry" : "entries"))")
+        case .playlistLoad(let name):
+            let count = try call(Client.reel, "PlaylistLoad", [.string(name)]).first?.int64 ?? 0
+            write("loaded \"\(name)\" (\(count) \(count == 1 ? "entry" : "entries"))")
+        case .playlistList(let json):
+            let lists = try call(Client.reel, "PlaylistList").first?.array ?? []
+            let rows = lists.compactMap { value -> (String, Int64)? in
+                guard case .structure(let f) = value, f.count == 2, let name = f[0].string, let n = f[1].int64 else { return nil }
+                return (name, n)
+            }
+            if json { write(jsonLine(rows.map { ["name": $0.0, "count": $0.1] })) } else {
+                rows.forEach { write("\($0.0)  (\($0.1))") }
+            }
+        default: break
+        }
+    }
+
+    static func absolute(_ item: String) -> String {
+        if item.contains("://") || item.hasPrefix("/") { return item }
+        return URL(fileURLWithPath: FileManager.default.currentDirectoryPath + "/" + item).standardized.path
+    }
+
+    /// Runs LibraryAdd, showing progress on a terminal, then a summary.
+    private func importItems(_ inputs: [String]) throws {
+        try connection.addMatch("type='signal',sender='\(bus)',interface='\(Client.reel)',member='ImportProgress'")
+        let message = try Message.methodCall(destination: bus, path: Client.path, interface: Client.reel,
+                                             member: "LibraryAdd", [.strings(inputs)])
+        let serial = connection.send(message)
+        let started = Date()
+        let terminal = isatty(2) == 1
+        var reply: Message?
+        while reply == nil, connection.isConnected {
+            guard let m = connection.nextMessage(timeoutMs: 1_000) else { continue }
+            if m.kind == .methodReturn || m.kind == .error, m.replySerial == serial { reply = m; break }
+            guard terminal, m.member == "ImportProgress", m.arguments.count == 2,
+                  let done = m.arguments[0].int64, let total = m.arguments[1].int64, total > 0 else { continue }
+            let elapsed = max(Date().timeIntervalSince(started), 0.001)
+            let rate = Double(done) / elapsed
+            let eta = rate > 0 ? Int64(Double(total - done) / rate * 1_000_000) : 0
+            FileHandle.standardError.write(Data(String(format: "\r\u{1B}[Kimporting %d/%d  %.1f files/s  ETA %@",
+                                                       done, total, rate, TimeText.format(eta)).utf8))
+        }
+        if terminal { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        guard let reply else { throw BusError.failed("the daemon went away during the import") }
+        if let error = reply.asError { throw error }
+        let args = reply.arguments
+        let problems = args.count > 2 ? (args[2].array ?? []) : []
+        write("added \(args.first?.int64 ?? 0), already known \(args.count > 1 ? args[1].int64 ?? 0 : 0)"
+              + (problems.isEmpty ? "" : ", \(problems.count) skipped:"))
+        for case .structure(let f) in problems where f.count == 2 {
+            write("  \(f[0].string ?? "?"): \(f[1].string ?? "?")")
+        }
+    }
+
+    static func line(_ item: [String: DBusValue]) -> String {
+        var parts = ["\(item["id"]?.int64 ?? 0)", item["title"]?.string ?? (item["localPath"] ?? item["remoteURL"])?.string ?? "?"]
+        if let artist = item["artist"]?.string { parts[1] += " — " + artist }
+        if let album = item["album"]?.string { parts[1] += " (\(album))" }
+        if let duration = item["duration"]?.int64 { parts.append(TimeText.format(duration)) }
+        if let position = item["position"]?.int64, position > 0 { parts.append("at " + TimeText.format(position)) }
+        return parts.joined(separator: "  ")
+    }
+
+    static func text(_ key: String, _ value: DBusValue) -> String {
+        switch key {
+        case "duration", "position": TimeText.format(value.int64 ?? 0)
+        case "lastPlayed", "addedAt":
+            ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: Double(value.int64 ?? 0)))
+        default: value.string ?? value.bool.map { $0 ? "yes" : "no" } ?? value.int64.map(String.init) ?? "?"
+        }
+    }
+
+    static func json(_ item: [String: DBusValue]) -> [String: Any] {
+        item.mapValues { v -> Any in
+            if let s = v.string { return s }
+            if let b = v.bool { return b }
+            if let n = v.int64 { return n }
+            return NSNull()
+        }
+    }
+}

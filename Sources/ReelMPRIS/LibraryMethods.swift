@@ -1,0 +1,140 @@
+import ReelCore
+import ReelDBus
+import ReelLibrary
+
+/// reel's library methods and the MPRIS Playlists interface.
+extension MPRISService {
+    static let playlists = "org.mpris.MediaPlayer2.Playlists"
+    static let playlistPrefix = "/dev/reel/Playlist/"
+    static let orderings = ["Alphabetical", "CreationDate"]
+
+    /// Handles a library or playlist call; nil means the reply comes later.
+    func dispatchLibrary(_ message: Message, _ interface: String, _ member: String,
+                         _ args: [DBusValue]) throws -> [DBusValue]? {
+        guard let library else {
+            throw BusError(MPRIS.errorNoLibrary, "the media library is unavailable: \(host.libraryError ?? "not configured")")
+        }
+        switch (interface, member) {
+        case (MPRIS.reel, "LibraryAdd"):
+            let inputs = args[0].stringArray ?? []
+            try library.importItems(inputs, progress: { [weak self] done, total in
+                self?.emit(MPRIS.reel, "ImportProgress", [.uint32(UInt32(done)), .uint32(UInt32(total))])
+                self?.flush()
+            }, done: { [weak self] summary in
+                let problems = summary.problems.map { DBusValue.structure([.string($0.0), .string($0.1)]) }
+                self?.reply(to: message, [.uint32(UInt32(summary.added)), .uint32(UInt32(summary.known)),
+                                          .array(elementSignature: "(ss)", problems)])
+            })
+            return nil
+        case (MPRIS.reel, "LibrarySearch"):
+            let items = try library.libraryItems(matching: args[0].string!, limit: Int(args[1].int64!))
+            return [.array(elementSignature: "a{sv}", items.map(Self.map))]
+        case (MPRIS.reel, "LibraryItem"):
+            return [Self.map(try item(args[0].int64!))]
+        case (MPRIS.reel, "LibraryRemove"):
+            guard try library.removeLibraryItem(args[0].int64!) else { throw noItem(args[0].int64!) }
+            return []
+        case (MPRIS.reel, "LibraryForgetPosition"):
+            guard try library.forgetPosition(args[0].int64!) else { throw noItem(args[0].int64!) }
+            return []
+        case (MPRIS.reel, "LibraryPlay"):
+            let text = args[0].string!
+            let items = try Int64(text).map { [try item($0)] } ?? library.libraryItems(matching: text, limit: -1)
+            guard !items.isEmpty else { throw BusError(MPRIS.errorNoSuchItem, "nothing in the library matches \"\(text)\"") }
+            return [.uint32(UInt32(library.playLibraryItems(items)))]
+        case (MPRIS.reel, "PlaylistSave"):
+            let name = args[0].string!.trimmingCharacters(in: .whitespaces)
+            guard !name.isEmpty else { throw BusError.invalidArgs("a playlist needs a name") }
+            let count = try library.savePlaylist(name)
+            playlistsChanged(named: name)
+            return [.uint32(UInt32(count))]
+        case (MPRIS.reel, "PlaylistLoad"):
+            let name = args[0].string!
+            guard let info = try library.playlists().first(where: { $0.name == name }) else {
+                throw BusError(MPRIS.errorNoSuchPlaylist, "no playlist named \"\(name)\"")
+            }
+            let count = try library.loadPlaylist(id: info.id) ?? 0
+            playlistsChanged(named: nil)
+            return [.uint32(UInt32(count))]
+        case (MPRIS.reel, "PlaylistList"):
+            return [.array(elementSignature: "(su)", try library.playlists().map {
+                .structure([.string($0.name), .uint32(UInt32($0.count))])
+            })]
+        case (Self.playlists, "ActivatePlaylist"):
+            let path = args[0].string!
+            guard path.hasPrefix(Self.playlistPrefix), let id = Int64(path.dropFirst(Self.playlistPrefix.count)),
+                  try library.loadPlaylist(id: id) != nil else {
+                throw BusError(MPRIS.errorNoSuchPlaylist, "no playlist \(path)")
+            }
+            playlistsChanged(named: nil)
+            return []
+        case (Self.playlists, "GetPlaylists"):
+            let order = args[2].string!
+            guard Self.orderings.contains(order) else {
+                throw BusError.invalidArgs("Order must be one of \(Self.orderings.joined(separator: ", "))")
+            }
+            var all = try library.playlists()
+            if order == "CreationDate" { all.sort { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) } }
+            if args[3].bool! { all.reverse() }
+            let page = all.dropFirst(Int(args[0].int64!)).prefix(Int(args[1].int64!))
+            return [.array(elementSignature: "(oss)", page.map(Self.playlistValue))]
+        default:
+            throw BusError.unknownMethod("\(interface).\(member) is not implemented")
+        }
+    }
+
+    func libraryProperty(_ name: String) -> DBusValue? {
+        guard let library else {
+            switch name {
+            case "PlaylistCount": return .uint32(0)
+            case "Orderings": return .strings(Self.orderings)
+            case "ActivePlaylist": return .structure([.boolean(false), Self.playlistValue(nil)])
+            default: return nil
+            }
+        }
+        switch name {
+        case "PlaylistCount": return .uint32(UInt32((try? library.playlists().count) ?? 0))
+        case "Orderings": return .strings(Self.orderings)
+        case "ActivePlaylist":
+            let active = library.activePlaylist
+            return .structure([.boolean(active != nil), Self.playlistValue(active)])
+        default: return nil
+        }
+    }
+
+    private func item(_ id: Int64) throws -> LibraryItem {
+        guard let item = try library?.libraryItem(id) else { throw noItem(id) }
+        return item
+    }
+
+    private func noItem(_ id: Int64) -> BusError {
+        BusError(MPRIS.errorNoSuchItem, "no item \(id) in the library")
+    }
+
+    private func playlistsChanged(named name: String?) {
+        emitPropertiesChanged(Self.playlists, [("PlaylistCount", libraryProperty("PlaylistCount")!),
+                                               ("ActivePlaylist", libraryProperty("ActivePlaylist")!)], [])
+        if let name, let info = try? library?.playlists().first(where: { $0.name == name }) {
+            emit(Self.playlists, "PlaylistChanged", [Self.playlistValue(info)])
+        }
+    }
+
+    static func playlistValue(_ info: Library.PlaylistInfo?) -> DBusValue {
+        guard let info else { return .structure([.objectPath("/"), .string(""), .string("")]) }
+        return .structure([.objectPath(playlistPrefix + String(info.id)), .string(info.name), .string("")])
+    }
+
+    static func map(_ item: LibraryItem) -> DBusValue {
+        var pairs: [(String, DBusValue)] = [
+            ("id", .int64(item.id)), ("position", .int64(item.position)), ("finished", .boolean(item.finished)),
+            ("playCount", .uint32(UInt32(clamping: item.playCount))), ("addedAt", .int64(item.addedAt)),
+        ]
+        for (key, value) in [("title", item.title), ("artist", item.artist), ("album", item.album), ("cover", item.cover),
+                             ("localPath", item.localPath), ("remoteURL", item.remoteURL)] {
+            if let value { pairs.append((key, .string(value))) }
+        }
+        if let duration = item.duration { pairs.append(("duration", .int64(duration))) }
+        if let last = item.lastPlayed { pairs.append(("lastPlayed", .int64(last))) }
+        return .vardict(pairs)
+    }
+}

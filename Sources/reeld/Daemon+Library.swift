@@ -1,0 +1,70 @@
+import Foundation
+import ReelCore
+import ReelLibrary
+import ReelMPRIS
+
+/// Work finished off the loop, handed back to it.
+enum LoopTask: Sendable {
+    case importProgress(job: Int, done: Int, total: Int)
+    case importDone(job: Int, ImportSummary)
+}
+
+extension Daemon: LibraryHost {
+    private var store: Library {
+        get throws {
+            guard let store = library.library else { throw DaemonError(library.error ?? "no library") }
+            return store
+        }
+    }
+
+    func libraryItems(matching query: String, limit: Int) throws -> [LibraryItem] {
+        try store.search(query, limit: limit)
+    }
+
+    func libraryItem(_ id: Int64) throws -> LibraryItem? { try store.item(id: id) }
+
+    func removeLibraryItem(_ id: Int64) throws -> Bool { try store.remove(id: id) }
+
+    func forgetPosition(_ id: Int64) throws -> Bool {
+        let forgotten = try store.forgetPosition(id)
+        forgetQueuedPosition(of: id)
+        return forgotten
+    }
+
+    func playLibraryItems(_ items: [LibraryItem]) -> Int {
+        let entries = items.map(LibraryBridge.entry(for:))
+        _ = run(.add(entries: entries, after: nil, atStart: false, play: true))
+        return entries.count
+    }
+
+    func importItems(_ inputs: [String], progress: @escaping (Int, Int) -> Void,
+                     done: @escaping (ImportSummary) -> Void) throws {
+        let path = try store.path
+        let job = startJob(progress: progress, done: done)
+        let mailbox = tasks
+        Thread.detachNewThread {
+            let summary = Importer(libraryPath: path).run(inputs) { count, total in
+                mailbox.post(.importProgress(job: job, done: count, total: total))
+            }
+            mailbox.post(.importDone(job: job, summary))
+        }
+    }
+
+    func savePlaylist(_ name: String) throws -> Int {
+        let items = snapshot.entries.compactMap(\.itemID)
+        try store.savePlaylist(name, items: items)
+        activePlaylist = try store.playlists().first { $0.name == name }
+        return items.count
+    }
+
+    func loadPlaylist(id: Int64) throws -> Int? {
+        guard let info = try store.playlists().first(where: { $0.id == id }) else { return nil }
+        let items = try store.playlist(id: id)
+        _ = run(.clear)
+        _ = run(.add(entries: items.map(LibraryBridge.entry(for:)), after: nil, atStart: false, play: true))
+        activePlaylist = info
+        return items.count
+    }
+
+    func playlists() throws -> [Library.PlaylistInfo] { try store.playlists() }
+}
