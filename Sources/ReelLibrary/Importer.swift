@@ -44,6 +44,10 @@ public final class Importer: Sendable {
             summary.problems.append((libraryPath, "\(error)"))
             return summary
         }
+        // The same file named twice (a folder and a playlist in it) is probed once.
+        var seen = Set<String>()
+        files = files.filter { seen.insert(URL(fileURLWithPath: $0).standardized.path).inserted }
+        urls = urls.filter { seen.insert($0).inserted }
         let total = files.count + urls.count
         let paths = files
         let results = Results(count: paths.count)

@@ -4,7 +4,6 @@ import ReelLibrary
 
 /// reel's library methods and the MPRIS Playlists interface.
 extension MPRISService {
-    static let playlists = "org.mpris.MediaPlayer2.Playlists"
     static let playlistPrefix = "/dev/reel/Playlist/"
     static let orderings = ["Alphabetical", "CreationDate"]
 
@@ -60,7 +59,7 @@ extension MPRISService {
             return [.array(elementSignature: "(su)", try library.playlists().map {
                 .structure([.string($0.name), .uint32(UInt32($0.count))])
             })]
-        case (Self.playlists, "ActivatePlaylist"):
+        case (MPRIS.playlists, "ActivatePlaylist"):
             let path = args[0].string!
             guard path.hasPrefix(Self.playlistPrefix), let id = Int64(path.dropFirst(Self.playlistPrefix.count)),
                   try library.loadPlaylist(id: id) != nil else {
@@ -68,7 +67,7 @@ extension MPRISService {
             }
             playlistsChanged(named: nil)
             return []
-        case (Self.playlists, "GetPlaylists"):
+        case (MPRIS.playlists, "GetPlaylists"):
             let order = args[2].string!
             guard Self.orderings.contains(order) else {
                 throw BusError.invalidArgs("Order must be one of \(Self.orderings.joined(separator: ", "))")
@@ -112,10 +111,10 @@ extension MPRISService {
     }
 
     private func playlistsChanged(named name: String?) {
-        emitPropertiesChanged(Self.playlists, [("PlaylistCount", libraryProperty("PlaylistCount")!),
+        emitPropertiesChanged(MPRIS.playlists, [("PlaylistCount", libraryProperty("PlaylistCount")!),
                                                ("ActivePlaylist", libraryProperty("ActivePlaylist")!)], [])
         if let name, let info = try? library?.playlists().first(where: { $0.name == name }) {
-            emit(Self.playlists, "PlaylistChanged", [Self.playlistValue(info)])
+            emit(MPRIS.playlists, "PlaylistChanged", [Self.playlistValue(info)])
         }
     }
 

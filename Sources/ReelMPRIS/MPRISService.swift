@@ -116,7 +116,7 @@ public final class MPRISService {
             let added = host.snapshot.entries.filter { !before.contains($0.id) }
             return [.objectPaths(added.map { TrackID.path($0.id) })]
         case (MPRIS.reel, "Clear"): try run(.clear)
-        case (MPRIS.reel, _), (Self.playlists, _):
+        case (MPRIS.reel, _), (MPRIS.playlists, _):
             return try dispatchLibrary(message, interface, member, args)
         default:
             throw BusError.unknownMethod("\(interface).\(member) is not implemented")
@@ -151,7 +151,7 @@ public final class MPRISService {
     }
 
     private func read(_ interface: String, _ name: String) throws -> DBusValue {
-        guard let value = interface == Self.playlists ? libraryProperty(name)
+        guard let value = interface == MPRIS.playlists ? libraryProperty(name)
                 : PropertyValues.value(interface, name, host: host, version: version) else {
             throw BusError.unknownProperty("no property \(name) in \(interface)")
         }

@@ -7,6 +7,7 @@ public enum MPRIS {
     public static let root = "org.mpris.MediaPlayer2"
     public static let player = "org.mpris.MediaPlayer2.Player"
     public static let trackList = "org.mpris.MediaPlayer2.TrackList"
+    public static let playlists = "org.mpris.MediaPlayer2.Playlists"
     public static let reel = "dev.reel.Daemon1"
     public static let properties = "org.freedesktop.DBus.Properties"
     public static let noTrack = "/org/mpris/MediaPlayer2/TrackList/NoTrack"
