@@ -23,7 +23,7 @@ let package = Package(
         .target(name: "ReelCLI", dependencies: ["ReelDBus"]),
         .executableTarget(name: "reel", dependencies: ["ReelCLI"]),
         .target(name: "ReelHarness"),
-        .executableTarget(name: "reel-bench", dependencies: ["ReelDBus", "ReelMPRIS", "ReelHarness"]),
+        .executableTarget(name: "reel-bench", dependencies: ["ReelDBus", "ReelMPRIS", "ReelHarness", "ReelLibrary"]),
         .testTarget(name: "ReelCoreTests", dependencies: ["ReelCore"]),
         .testTarget(name: "ReelDBusTests", dependencies: ["ReelDBus"]),
         .testTarget(name: "ReelCLITests", dependencies: ["ReelCLI"]),

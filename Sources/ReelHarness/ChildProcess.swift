@@ -20,7 +20,9 @@ public final class ChildProcess {
     public let process = Process()
     private let output: URL
 
-    public init(_ executable: URL, _ args: [String], busAddress: String?, home: URL) throws {
+    public init(_ executable: URL, _ args: [String], busAddress: String?, home: URL,
+                environment extra: [String: String] = [:]) throws {
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
         output = home.appendingPathComponent("output-\(UUID().uuidString.prefix(6)).log")
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         process.executableURL = executable
@@ -32,6 +34,7 @@ public final class ChildProcess {
         env["XDG_CACHE_HOME"] = home.appendingPathComponent("cache").path
         env["XDG_CONFIG_HOME"] = home.appendingPathComponent("config").path
         env["XDG_RUNTIME_DIR"] = home.path
+        env.merge(extra) { _, new in new }
         process.environment = env
         let handle = try FileHandle(forWritingTo: output)
         process.standardOutput = handle

@@ -98,8 +98,42 @@ public final class Library {
     /// URL and fills in what it lacked. Returns its id and whether it is new.
     @discardableResult
     public func add(_ p: ProbedItem) throws -> (id: Int64, isNew: Bool) {
-        let existing = try db.query("SELECT id FROM items WHERE local_path = ? OR remote_url = ? LIMIT 1",
-                                    [text(p.localPath), text(p.remoteURL)]).first?.first?.int
+        let result = try upsert(p)
+        if result.isNew { try index(after: result.id - 1) }
+        return result
+    }
+
+    /// Adds many items in one transaction; returns how many were new.
+    public func addAll(_ items: [ProbedItem]) throws -> Int {
+        try db.transaction {
+            let before = try db.scalar("SELECT coalesce(max(id), 0) FROM items").int ?? 0
+            // Rows of this batch are not indexed until its end, so none may be updated before then.
+            let added = try ProbedItem.merged(items).reduce(0) { $0 + (try upsert($1).isNew ? 1 : 0) }
+            try index(after: before)
+            return added
+        }
+    }
+
+    /// Puts the items with ids above `id` into the full-text index.
+    private func index(after id: Int64) throws {
+        try db.query("INSERT INTO items_fts (rowid, title, artist, album) SELECT id, title, artist, album FROM items WHERE id > ?",
+                     [.int(id)])
+    }
+
+    private func upsert(_ p: ProbedItem) throws -> (id: Int64, isNew: Bool) {
+        // Most imports are new items: try the insert first, look up only on a clash.
+        try db.query("""
+            INSERT OR IGNORE INTO items (title, artist, album, duration_us, cover, local_path, remote_url, added_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """, [text(p.title), text(p.artist), text(p.album), p.duration.map(SQLValue.int) ?? .null, text(p.cover),
+                  text(p.localPath), text(p.remoteURL), .int(Library.now())])
+        if db.changes == 1 { return (db.lastInsertID, true) }
+        let byPath = try p.localPath.flatMap {
+            try db.query("SELECT id FROM items WHERE local_path = ?", [.text($0)]).first?.first?.int
+        }
+        let existing = try byPath ?? p.remoteURL.flatMap {
+            try db.query("SELECT id FROM items WHERE remote_url = ?", [.text($0)]).first?.first?.int
+        }
         if let existing {
             try db.query("""
                 UPDATE items SET title = coalesce(title, ?), artist = coalesce(artist, ?), album = coalesce(album, ?),
@@ -110,18 +144,9 @@ public final class Library {
                       text(p.cover), text(p.localPath), text(p.remoteURL), .int(existing)])
             return (existing, false)
         }
-        try db.query("""
-            INSERT INTO items (title, artist, album, duration_us, cover, local_path, remote_url, added_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """, [text(p.title), text(p.artist), text(p.album), p.duration.map(SQLValue.int) ?? .null, text(p.cover),
-                  text(p.localPath), text(p.remoteURL), .int(Library.now())])
-        return (db.lastInsertID, true)
+        throw SQLiteError(code: 19, message: "cannot add \(p.localPath ?? p.remoteURL ?? "an item without a path or URL")")
     }
 
-    /// Adds many items in one transaction; returns how many were new.
-    public func addAll(_ items: [ProbedItem]) throws -> Int {
-        try db.transaction { try items.reduce(0) { $0 + (try add($1).isNew ? 1 : 0) } }
-    }
 
     /// Fills blanks from the tags playback found.
     public func learn(_ m: TrackMetadata, for id: Int64) throws {

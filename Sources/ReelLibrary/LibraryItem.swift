@@ -56,6 +56,27 @@ public struct ProbedItem: Equatable, Sendable {
     public var localPath: String?
     public var remoteURL: String?
 
+    /// One item per local path or remote URL, later duplicates filling blanks of the first.
+    static func merged(_ items: [ProbedItem]) -> [ProbedItem] {
+        var result: [ProbedItem] = []
+        var slot: [String: Int] = [:]
+        for item in items {
+            let keys = [item.localPath.map { "f:" + $0 }, item.remoteURL.map { "u:" + $0 }].compactMap { $0 }
+            if let i = keys.lazy.compactMap({ slot[$0] }).first {
+                let first = result[i]
+                result[i] = ProbedItem(title: first.title ?? item.title, artist: first.artist ?? item.artist,
+                                       album: first.album ?? item.album, duration: first.duration ?? item.duration,
+                                       cover: first.cover ?? item.cover, localPath: first.localPath ?? item.localPath,
+                                       remoteURL: first.remoteURL ?? item.remoteURL)
+                for key in keys { slot[key] = i }
+            } else {
+                for key in keys { slot[key] = result.count }
+                result.append(item)
+            }
+        }
+        return result
+    }
+
     public init(title: String? = nil, artist: String? = nil, album: String? = nil, duration: MediaTime? = nil,
                 cover: String? = nil, localPath: String? = nil, remoteURL: String? = nil) {
         self.title = title

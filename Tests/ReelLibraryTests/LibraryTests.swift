@@ -142,3 +142,24 @@ final class LibraryTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), future)
     }
 }
+
+extension LibraryTests {
+    func testABatchWithDuplicatesKeepsTheIndexSound() throws {
+        let lib = try Library(path: path)
+        let added = try lib.addAll([
+            ProbedItem(localPath: "/a"),
+            ProbedItem(title: "Late Title", localPath: "/a"),
+            ProbedItem(title: "Other", artist: "Someone", localPath: "/b"),
+        ])
+        XCTAssertEqual(added, 2)
+        XCTAssertEqual(try lib.search("late").map(\.localPath), ["/a"])
+        XCTAssertEqual(try lib.integrityCheck(), "ok")
+        try lib.db.execute("INSERT INTO items_fts(items_fts, rank) VALUES('integrity-check', 1)")
+        // Learning tags later re-indexes the item.
+        try lib.learn(TrackMetadata(title: "x", artists: ["Newcomer"]), for: try lib.search("other").first!.id)
+        XCTAssertEqual(try lib.search("newcomer").count, 0, "an existing artist is not overwritten")
+        try lib.add(ProbedItem(artist: "Fills In", localPath: "/a"))
+        XCTAssertEqual(try lib.search("fills").map(\.localPath), ["/a"])
+        try lib.db.execute("INSERT INTO items_fts(items_fts, rank) VALUES('integrity-check', 1)")
+    }
+}
