@@ -24,6 +24,10 @@ public final class MPVBackend {
     private var openingError: String?
     /// Between START_FILE and FILE_LOADED.
     private var opening = false
+    /// A load that failed, reported at the end of the drain: mpv hands out
+    /// queued events before log messages, so the message explaining the
+    /// failure may come after the END_FILE that it explains.
+    private var failure: (token: LoadToken, reason: String)?
 
     private enum Observed: UInt64 { case timePos = 1, pausedForCache = 2 }
 
@@ -148,6 +152,10 @@ public final class MPVBackend {
         while let event = mpv_wait_event(handle, 0), event.pointee.event_id != MPV_EVENT_NONE {
             if let translated = translate(event.pointee) { events.append(translated) }
         }
+        if let (token, reason) = failure {
+            failure = nil
+            events.append(.failed(token, reason: openingError.map { "\(reason): \($0)" } ?? reason))
+        }
         return events
     }
 
@@ -172,8 +180,8 @@ public final class MPVBackend {
             switch end.reason {
             case MPV_END_FILE_REASON_EOF: return .endOfFile(token)
             case MPV_END_FILE_REASON_ERROR:
-                let reason = MPVError.describe(end.error)
-                return .failed(token, reason: openingError.map { "\(reason): \($0)" } ?? reason)
+                failure = (token, MPVError.describe(end.error))
+                return nil
             default: return nil
             }
         case MPV_EVENT_PROPERTY_CHANGE:
