@@ -104,8 +104,13 @@ public struct Queue: Equatable, Sendable {
     }
 
     private func neighbour(of id: EntryID, step: Int, wrap: Bool) -> EntryID? {
-        let order = playOrder
-        guard let i = order.firstIndex(of: id) else { return nil }
+        // Without shuffle the play order is the entries themselves: no copy of the ids.
+        if let order = shuffleOrder { return Queue.neighbour(in: order, at: order.firstIndex(of: id), step, wrap) }
+        return Queue.neighbour(in: entries, at: index(of: id), step, wrap)?.id
+    }
+
+    private static func neighbour<T>(in order: [T], at index: Int?, _ step: Int, _ wrap: Bool) -> T? {
+        guard let i = index else { return nil }
         let j = i + step
         if order.indices.contains(j) { return order[j] }
         guard wrap, !order.isEmpty else { return nil }

@@ -236,7 +236,7 @@ public final class MPRISService {
             changed.append(("Position", .int64(host.position())))
         }
         if !changed.isEmpty { emitPropertiesChanged(MPRIS.player, changed, []) }
-        if published.entries.map(\.id) != now.entries.map(\.id) {
+        if published.entries != now.entries, published.entries.map(\.id) != now.entries.map(\.id) {
             emitPropertiesChanged(MPRIS.trackList, [], ["Tracks"])
         }
         if published.lastError != now.lastError {

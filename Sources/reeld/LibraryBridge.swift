@@ -10,6 +10,9 @@ final class LibraryBridge {
     let library: Library?
     let error: String?
     private var savedQueue: SavedQueue?
+    /// The queue and settings last looked at: most loop turns change neither,
+    /// and comparing unchanged arrays is cheap (same storage).
+    private var seen: (Queue, Settings)?
 
     init(path: String) {
         do {
@@ -69,6 +72,8 @@ final class LibraryBridge {
     /// Writes the queue and settings if they changed since the last write.
     func saveQueueIfChanged(_ engine: Engine) {
         guard let library else { return }
+        if let (queue, settings) = seen, queue == engine.queue, settings == engine.settings { return }
+        seen = (engine.queue, engine.settings)
         let q = engine.queue
         var saved = SavedQueue()
         saved.items = q.entries.compactMap(\.itemID)
