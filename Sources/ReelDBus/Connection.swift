@@ -118,9 +118,10 @@ public final class Connection {
         let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(max(timeoutMs, 0)) * 1_000_000
         while true {
             let left = Int64(deadline) - Int64(DispatchTime.now().uptimeNanoseconds)
-            if left <= 0 { return nil }
-            guard readWrite(timeoutMs: Int32(max(1, left / 1_000_000))) else { return nil }
+            // Even with no time left, read what the socket already holds.
+            guard readWrite(timeoutMs: Int32(max(0, left / 1_000_000))) else { return nil }
             if let m = popMessage() { return m }
+            if left <= 0 { return nil }
         }
     }
 }

@@ -224,7 +224,8 @@ public final class MPRISService {
         check("LoopStatus", \.loop)
         check("Rate", \.rate)
         check("Shuffle", \.shuffle)
-        check("Metadata", \.current)
+        // What the map shows, not the whole entry: its stored position changes every second.
+        check("Metadata") { MetadataMap.of($0.current) }
         check("Volume", \.volume)
         check("CanGoNext", \.canGoNext)
         check("CanGoPrevious", \.canGoPrevious)
