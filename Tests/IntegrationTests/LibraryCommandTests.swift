@@ -65,6 +65,16 @@ final class LibraryCommandTests: DaemonTestCase {
         XCTAssertEqual(try reel("lib", "ls").1.split(separator: "\n").count, 3)
     }
 
+    func testImportShowsProgressOnATerminal() throws {
+        try startDaemon()
+        // script(1) gives reel a terminal, as a user at a shell would have.
+        let command = "\(Binaries.reel.path) lib add \(media.dir.path)"
+        let (status, out) = try runTool(URL(fileURLWithPath: "/usr/bin/script"), ["-qec", command, "/dev/null"])
+        XCTAssertEqual(status, 0, out)
+        XCTAssertTrue(out.contains("importing ") && out.contains("files/s") && out.contains("ETA"), out)
+        XCTAssertTrue(out.contains("added "), out)
+    }
+
     func testPlaylistsThroughTheCLIAndMPRIS() throws {
         try startPlaying([media.tones[0], media.tones[1]])
         XCTAssertEqual(try reel("playlist", "save", "two").1, "saved \"two\" (2 entries)")
