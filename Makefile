@@ -40,18 +40,21 @@ bench: bench-deps
 
 install: release
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/reel/dbus \
-	  $(DESTDIR)$(PREFIX)/share/dbus-1/services $(DESTDIR)$(PREFIX)/lib/systemd/user
+	  $(DESTDIR)$(PREFIX)/share/dbus-1/services $(DESTDIR)$(PREFIX)/lib/systemd/user \
+	  $(DESTDIR)$(PREFIX)/share/applications
 	install -m 755 .build/release/reeld .build/release/reel $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 dbus/org.mpris.MediaPlayer2.reel.xml $(DESTDIR)$(PREFIX)/share/reel/dbus/
 	sed 's|@BINDIR@|$(PREFIX)/bin|g' dbus/org.mpris.MediaPlayer2.reel.service \
 	  > $(DESTDIR)$(PREFIX)/share/dbus-1/services/org.mpris.MediaPlayer2.reel.service
 	sed 's|@BINDIR@|$(PREFIX)/bin|g' dbus/reeld.service > $(DESTDIR)$(PREFIX)/lib/systemd/user/reeld.service
+	install -m 644 examples/reel.desktop $(DESTDIR)$(PREFIX)/share/applications/
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/reeld $(DESTDIR)$(PREFIX)/bin/reel \
 	  $(DESTDIR)$(PREFIX)/share/reel/dbus/org.mpris.MediaPlayer2.reel.xml \
 	  $(DESTDIR)$(PREFIX)/share/dbus-1/services/org.mpris.MediaPlayer2.reel.service \
-	  $(DESTDIR)$(PREFIX)/lib/systemd/user/reeld.service
+	  $(DESTDIR)$(PREFIX)/lib/systemd/user/reeld.service \
+	  $(DESTDIR)$(PREFIX)/share/applications/reel.desktop
 
 clean:
 	rm -rf .build

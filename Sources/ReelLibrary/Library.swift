@@ -148,12 +148,14 @@ public final class Library {
     }
 
 
-    /// Fills blanks from the tags playback found.
+    /// Fills blanks from what playback found: tags, length, cover art.
     public func learn(_ m: TrackMetadata, for id: Int64) throws {
+        let cover = m.artURL.map { URL(string: $0)?.isFileURL == true ? URL(string: $0)!.path : $0 }
         try db.query("""
             UPDATE items SET title = coalesce(title, ?), artist = coalesce(artist, ?), album = coalesce(album, ?),
-                duration_us = coalesce(duration_us, ?) WHERE id = ?
-            """, [text(m.title), text(m.artists.first), text(m.album), m.length.map(SQLValue.int) ?? .null, .int(id)])
+                duration_us = coalesce(duration_us, ?), cover = coalesce(cover, ?) WHERE id = ?
+            """, [text(m.title), text(m.artists.first), text(m.album), m.length.map(SQLValue.int) ?? .null,
+                  text(cover), .int(id)])
     }
 
     /// Items matching a full-text query over title, artist and album (every
