@@ -22,6 +22,8 @@ final class Daemon: PlayerHost {
     private var jobs: [Int: (progress: (Int, Int) -> Void, done: (ImportSummary) -> Void)] = [:]
     private var nextJob = 0
     var activePlaylist: Library.PlaylistInfo?
+    /// REEL_TRACE=1 logs every backend event.
+    private let trace = ProcessInfo.processInfo.environment["REEL_TRACE"] != nil
 
     init(connection: Connection, backend: MPVBackend, introspectionXML: String, cacheDir: URL, library: LibraryBridge) {
         self.connection = connection
@@ -118,7 +120,7 @@ final class Daemon: PlayerHost {
            entry.metadata.artURL == nil {
             art.extract(from: entry.uri, for: token.entry)
         }
-        if ProcessInfo.processInfo.environment["REEL_TRACE"] != nil { log("\(monotonicNow() % 100_000_000) \(event)") }
+        if trace { log("\(monotonicNow() % 100_000_000) \(event)") }
         perform(engine.handle(event, now: monotonicNow()))
     }
 

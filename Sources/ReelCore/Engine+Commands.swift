@@ -1,0 +1,233 @@
+/// Commands: what users ask for.
+extension Engine {
+    public mutating func handle(_ command: Command, now: MonotonicTime) -> Result<[Effect], CommandError> {
+        switch command {
+        case .play: return .success(play(now: now))
+        case .pause: return .success(pause(now: now))
+        case .playPause: return .success(state.wantsToPlay ? pause(now: now) : play(now: now))
+        case .stop: return .success(stop(now: now))
+        case .next: return .success(next(now: now))
+        case .previous: return .success(previous(now: now))
+        case .seek(let offset): return .success(seek(by: offset, now: now))
+        case .setPosition(let id, let position):
+            // MPRIS: a stale track id or an out-of-range position is ignored.
+            guard id == queue.currentID, position >= 0,
+                  position <= (queue.current?.metadata.length ?? .max) else { return .success([]) }
+            return .success(seek(to: position, now: now))
+        case .add(let entries, let after, let atStart, let play):
+            if let after, queue[after] == nil { return .failure(.noSuchTrack(after)) }
+            return .success(add(entries, after: after, atStart: atStart, play: play, now: now))
+        case .remove(let id):
+            guard queue[id] != nil else { return .failure(.noSuchTrack(id)) }
+            return .success(remove(id, now: now))
+        case .goTo(let id):
+            guard queue[id] != nil else { return .failure(.noSuchTrack(id)) }
+            return .success(start(id, play: true, now: now))
+        case .clear:
+            let effects: [Effect] = state.token == nil ? [] : [.unload]
+            queue.removeAll()
+            enterStopped()
+            return .success(effects + [.trackListReplaced])
+        case .setRate(let rate):
+            return setRate(rate, now: now)
+        case .setVolume(let volume):
+            guard volume.isFinite else { return .failure(.invalidArgument("Volume must be a finite number")) }
+            let clamped = min(max(volume, 0), Engine.maximumVolume)
+            guard clamped != settings.volume else { return .success([]) }
+            settings.volume = clamped
+            return .success([.setVolume(clamped)])
+        case .setLoop(let loop):
+            settings.loop = loop
+            return .success([])
+        case .setShuffle(let on):
+            guard on != settings.shuffle else { return .success([]) }
+            settings.shuffle = on
+            queue.setShuffle(on, rng: &rng)
+            return .success([])
+        }
+    }
+
+    mutating func play(now: MonotonicTime) -> [Effect] {
+        switch state {
+        case .stopped:
+            // Play from the current entry, or the first in play order.
+            guard let id = queue.currentID ?? queue.playOrder.first else { return [] }
+            return start(id, play: true, now: now)
+        case .loading(let t, false):
+            state = .loading(t, play: true)
+            return [.setPaused(false)]
+        case .paused(let t):
+            state = .playing(t)
+            anchor = anchor.rebased(at: now, running: !awaitingStart)
+            return [.setPaused(false)]
+        case .loading(_, true), .playing, .buffering:
+            return []
+        }
+    }
+
+    mutating func pause(now: MonotonicTime) -> [Effect] {
+        switch state {
+        case .playing(let t), .buffering(let t):
+            state = .paused(t)
+            anchor = anchor.rebased(at: now, running: false)
+            return [.setPaused(true)] + save(now: now)
+        case .loading(let t, true):
+            state = .loading(t, play: false)
+            return [.setPaused(true)]
+        case .stopped, .paused, .loading(_, false):
+            return []
+        }
+    }
+
+    mutating func stop(now: MonotonicTime) -> [Effect] {
+        guard state.token != nil else { return [] }
+        let saved = save(now: now)
+        enterStopped()
+        return [.unload] + saved
+    }
+
+    /// Saves the current entry's position (on pause, stop, seek, track change, exit).
+    mutating func save(now: MonotonicTime) -> [Effect] {
+        guard let id = state.token?.entry, !awaitingStart else { return [] }
+        let position = max(anchor.position(at: now), 0)
+        lastSave = now
+        queue.update(id) { $0.resumeAt = position }
+        return [.savePosition(id, position)]
+    }
+
+    /// What must be stored before the daemon exits.
+    public mutating func checkpoint(now: MonotonicTime) -> [Effect] {
+        save(now: now)
+    }
+
+    mutating func enterStopped() {
+        state = .stopped
+        anchor = PositionAnchor(position: 0, at: anchor.at, rate: settings.rate, running: false)
+        seekable = false
+        seekInFlight = false
+        awaitingStart = false
+    }
+
+    mutating func next(now: MonotonicTime) -> [Effect] {
+        guard let current = queue.currentID,
+              let target = queue.entry(after: current, wrap: settings.loop == .playlist) else { return [] }
+        return move(to: target, now: now)
+    }
+
+    mutating func previous(now: MonotonicTime) -> [Effect] {
+        guard let current = queue.currentID else { return [] }
+        let loaded = state.token != nil
+        if loaded, anchor.position(at: now) > Engine.restartThreshold {
+            return seek(to: 0, now: now)
+        }
+        if let target = queue.entry(before: current, wrap: settings.loop == .playlist) {
+            return move(to: target, now: now)
+        }
+        return loaded ? seek(to: 0, now: now) : []
+    }
+
+    /// Makes `id` current, keeping the play intent: stopped stays stopped,
+    /// paused loads paused, playing loads playing.
+    mutating func move(to id: EntryID, now: MonotonicTime) -> [Effect] {
+        guard state.token != nil else {
+            queue.setCurrent(id)
+            return []
+        }
+        return start(id, play: state.wantsToPlay, now: now)
+    }
+
+    mutating func start(_ id: EntryID, play: Bool, now: MonotonicTime) -> [Effect] {
+        guard let entry = queue[id] else { return [] }
+        var effects = save(now: now)   // where the entry we leave stopped
+        let (position, finished) = Engine.resumePoint(entry)
+        if finished {
+            queue.update(id) { $0.resumeAt = 0 }
+            effects.append(.finished(id))
+        }
+        queue.setCurrent(id)
+        loadSerial += 1
+        let token = LoadToken(entry: id, serial: loadSerial)
+        state = .loading(token, play: play)
+        anchor = PositionAnchor(position: position, at: now, rate: settings.rate, running: false)
+        seekable = false
+        seekInFlight = false
+        awaitingStart = true
+        return effects + [.load(token, uri: entry.uri, start: position, paused: !play)]
+    }
+
+    /// Where playing an entry starts: its stored position, unless that is
+    /// within the last 10 s or 5 %, which counts as finished (start from 0).
+    public static func resumePoint(_ entry: QueueEntry) -> (start: MediaTime, finished: Bool) {
+        let stored = entry.resumeAt
+        guard stored > 0 else { return (0, false) }
+        if let length = entry.metadata.length, length > 0,
+           length - stored <= finishedMargin || stored >= length / 20 * 19 {
+            return (0, true)
+        }
+        return (stored, false)
+    }
+
+    mutating func seek(by offset: MediaTime, now: MonotonicTime) -> [Effect] {
+        guard state.token != nil, seekable else { return [] }
+        let (target, overflow) = anchor.position(at: now).addingReportingOverflow(offset)
+        if overflow { return offset > 0 ? next(now: now) : seek(to: 0, now: now) }
+        if let length = queue.current?.metadata.length, target >= length {
+            return next(now: now)   // MPRIS: past the end acts like Next
+        }
+        return seek(to: max(target, 0), now: now)
+    }
+
+    mutating func seek(to target: MediaTime, now: MonotonicTime) -> [Effect] {
+        guard state.token != nil, seekable || target == 0 else { return [] }
+        anchor = PositionAnchor(position: target, at: now, rate: settings.rate, running: anchor.running)
+        seekInFlight = true
+        return [.seek(to: target)]
+    }
+
+    mutating func add(_ new: [NewEntry], after: EntryID?, atStart: Bool, play: Bool,
+                              now: MonotonicTime) -> [Effect] {
+        var previous = atStart ? nil : (after ?? queue.entries.last?.id)
+        let added = queue.insert(new, after: after, atStart: atStart, rng: &rng)
+        var effects: [Effect] = []
+        for entry in added {
+            effects.append(.trackAdded(entry.id, after: previous))
+            previous = entry.id
+        }
+        if play, let first = added.first {
+            effects += start(first.id, play: true, now: now)
+        } else if queue.currentID == nil, let first = added.first, state.token == nil {
+            queue.setCurrent(first.id)   // so that Play and the widgets have a track
+        }
+        return effects
+    }
+
+    mutating func remove(_ id: EntryID, now: MonotonicTime) -> [Effect] {
+        var effects: [Effect] = []
+        if id == queue.currentID {
+            let successor = queue.entry(after: id, wrap: settings.loop == .playlist).flatMap { $0 == id ? nil : $0 }
+            if let successor {
+                effects += move(to: successor, now: now)
+            } else {
+                if state.token != nil { effects.append(.unload) }
+                enterStopped()
+            }
+        }
+        queue.remove(id)
+        return effects + [.trackRemoved(id)]
+    }
+
+    mutating func setRate(_ rate: Double, now: MonotonicTime) -> Result<[Effect], CommandError> {
+        guard rate.isFinite, rate >= 0 else {
+            return .failure(.invalidArgument("Rate must be a finite, non-negative number"))
+        }
+        if rate == 0 { return .success(pause(now: now)) }   // MPRIS: rate 0 pauses
+        guard rate >= Engine.minimumRate, rate <= Engine.maximumRate else {
+            return .failure(.invalidArgument("Rate must be 0 or between \(Engine.minimumRate) and \(Engine.maximumRate)"))
+        }
+        guard rate != settings.rate else { return .success([]) }
+        settings.rate = rate
+        anchor = anchor.rebased(at: now, rate: rate)
+        // playerctl ignores Rate; a Seeked makes it re-read the position.
+        return .success([.setRate(rate), .seeked(anchor.position)])
+    }
+}
