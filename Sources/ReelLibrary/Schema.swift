@@ -6,7 +6,10 @@ enum Schema {
     static let migrations: [String] = [
         // 1: items with full-text search, the queue, settings, playlists.
         // New items are indexed by Library.add/addAll in one statement per batch
-        // (a per-row trigger caps bulk insertion near 20,000 items/s; batched, 80,000).
+        // (a per-row trigger capped bulk insertion near 19,000 items/s on the bench
+        // machine; batched, 55,000). Prefix indexes for 3 to 8 characters make a
+        // query word that is a prefix of a common word ("artist" in 100,000 items)
+        // take 2-3 ms instead of 12 ms, for about half the insertion rate.
         """
         CREATE TABLE items (
             id INTEGER PRIMARY KEY,
@@ -22,7 +25,8 @@ enum Schema {
             added_at INTEGER NOT NULL
         );
         CREATE VIRTUAL TABLE items_fts USING fts5(
-            title, artist, album, content='items', content_rowid='id', tokenize='unicode61 remove_diacritics 2');
+            title, artist, album, content='items', content_rowid='id', tokenize='unicode61 remove_diacritics 2',
+            prefix='3 4 5 6 7 8');
         CREATE TRIGGER items_ad AFTER DELETE ON items BEGIN
             INSERT INTO items_fts(items_fts, rowid, title, artist, album)
                 VALUES ('delete', old.id, old.title, old.artist, old.album);
