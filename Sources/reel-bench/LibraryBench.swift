@@ -52,7 +52,7 @@ struct LibraryBench {
                 dbus.append(Double(monotonicNow() - t))
                 matches = reply.first?.array?.count ?? 0
             }
-            let reel = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("reel")
+            let reel = LibraryBench.cli
             for _ in 0..<10 {
                 let t = monotonicNow()
                 let child = try ChildProcess(reel, ["lib", "ls", query], busAddress: bus.address, home: bus.dir)
@@ -76,6 +76,15 @@ struct LibraryBench {
         try body(probe)
         return Usage.measure(pid: child.process.processIdentifier, seconds: 0.1).rssKiB
     }
+}
+
+extension LibraryBench {
+    /// The reel that `make install` installs: the statically linked one, if built.
+    static let cli: URL = {
+        let dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        let installed = dir.appendingPathComponent("../static/release/reel").standardized
+        return FileManager.default.isExecutableFile(atPath: installed.path) ? installed : dir.appendingPathComponent("reel")
+    }()
 }
 
 /// A seeded generator for reproducible synthetic libraries.
