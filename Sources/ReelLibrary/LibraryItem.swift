@@ -1,15 +1,12 @@
 import ReelCore
 
-/// One catalogue entry: a local file, a remote URL, or both.
+/// One catalogue entry: a local file, a remote URL, or both. What describes
+/// the media is in `info` (readable directly: `item.title`); the rest is
+/// what reel learnt by playing it.
+@dynamicMemberLookup
 public struct LibraryItem: Equatable, Sendable {
     public var id: Int64
-    public var title: String?
-    public var artist: String?
-    public var album: String?
-    public var duration: MediaTime?
-    public var cover: String?
-    public var localPath: String?
-    public var remoteURL: String?
+    public var info: ProbedItem
     /// Where playback stopped, in µs.
     public var position: MediaTime
     public var finished: Bool
@@ -18,6 +15,8 @@ public struct LibraryItem: Equatable, Sendable {
     public var lastPlayed: Int64?
     public var addedAt: Int64
 
+    public subscript<T>(dynamicMember field: KeyPath<ProbedItem, T>) -> T { info[keyPath: field] }
+
     static let columns = """
         id, title, artist, album, duration_us, cover, local_path, remote_url, position_us, finished, play_count, \
         last_played, added_at
@@ -25,13 +24,8 @@ public struct LibraryItem: Equatable, Sendable {
 
     init(row: [SQLValue]) {
         id = row[0].int ?? 0
-        title = row[1].text
-        artist = row[2].text
-        album = row[3].text
-        duration = row[4].int
-        cover = row[5].text
-        localPath = row[6].text
-        remoteURL = row[7].text
+        info = ProbedItem(title: row[1].text, artist: row[2].text, album: row[3].text, duration: row[4].int,
+                          cover: row[5].text, localPath: row[6].text, remoteURL: row[7].text)
         position = row[8].int ?? 0
         finished = row[9].int == 1
         playCount = Int(row[10].int ?? 0)
@@ -41,12 +35,12 @@ public struct LibraryItem: Equatable, Sendable {
 
     /// The engine's view of the tags.
     public var metadata: TrackMetadata {
-        TrackMetadata(title: title, artists: artist.map { [$0] } ?? [], album: album, length: duration,
-                      artURL: cover.map { $0.hasPrefix("/") ? "file://" + $0 : $0 })
+        TrackMetadata(title: info.title, artists: info.artist.map { [$0] } ?? [], album: info.album, length: info.duration,
+                      artURL: info.cover.map { $0.hasPrefix("/") ? "file://" + $0 : $0 })
     }
 }
 
-/// What probing a file found, for import.
+/// What describes an item: what probing a file finds, and what a library item keeps of it.
 public struct ProbedItem: Equatable, Sendable {
     public var title: String?
     public var artist: String?
