@@ -7,9 +7,7 @@ extension Client {
         switch command {
         case .libAdd(let inputs): try importItems(inputs.map(Client.absolute))
         case .libList(let query, let json, let limit):
-            let items = try call(Client.reel, "LibrarySearch", [.string(query), .int32(Int32(clamping: limit))])
-                .first?.array?.compactMap(\.dictionary) ?? []
-            if json { write(jsonLine(items.map(Client.json))) } else { items.forEach { write(Client.line($0)) } }
+            try listLibrary(query, json: json, limit: limit)
         case .libInfo(let id, let json):
             let item = try call(Client.reel, "LibraryItem", [.int64(id)]).first?.dictionary ?? [:]
             if json { write(jsonLine(Client.json(item))) } else {
@@ -41,6 +39,25 @@ extension Client {
             }
         default: break
         }
+    }
+
+    /// Prints matches a page at a time, so that a large library streams out
+    /// and no single call holds the daemon for long.
+    private func listLibrary(_ query: String, json: Bool, limit: Int) throws {
+        let pageSize = 1_000
+        var offset = 0
+        if json { write("[") }
+        while limit < 0 || offset < limit {
+            let want = limit < 0 ? pageSize : min(pageSize, limit - offset)
+            let items = try call(Client.reel, "LibrarySearch", [.string(query), .uint32(UInt32(offset)), .int32(Int32(want))])
+                .first?.array?.compactMap(\.dictionary) ?? []
+            for (i, item) in items.enumerated() {
+                if json { write((offset + i == 0 ? "" : ",") + jsonLine(Client.json(item))) } else { write(Client.line(item)) }
+            }
+            offset += items.count
+            if items.count < want { break }
+        }
+        if json { write("]") }
     }
 
     static func absolute(_ item: String) -> String {

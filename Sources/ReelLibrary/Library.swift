@@ -66,6 +66,9 @@ public final class Library {
     private func migrate(from version: Int64) throws {
         for target in (version + 1)..<(Schema.version + 1) {
             try db.transaction {
+                // Another process (the daemon, an importer) may have migrated
+                // since we looked; the write lock makes this second look exact.
+                guard try db.scalar("PRAGMA user_version").int ?? 0 < target else { return }
                 try db.execute(Schema.migrations[Int(target) - 1])
                 try db.execute("PRAGMA application_id = \(Schema.applicationID); PRAGMA user_version = \(target)")
             }
@@ -160,17 +163,18 @@ public final class Library {
 
     /// Items matching a full-text query over title, artist and album (every
     /// word a prefix), or all items when the query is empty.
-    public func search(_ query: String, limit: Int = -1) throws -> [LibraryItem] {
+    public func search(_ query: String, offset: Int = 0, limit: Int = -1) throws -> [LibraryItem] {
         let words = query.split(whereSeparator: { $0.isWhitespace || $0 == "\"" })
+        let page: [SQLValue] = [.int(Int64(limit)), .int(Int64(max(offset, 0)))]
         if words.isEmpty {
-            return try db.query("SELECT \(LibraryItem.columns) FROM items ORDER BY artist, album, title, id LIMIT ?",
-                                [.int(Int64(limit))]).map(LibraryItem.init)
+            return try db.query("SELECT \(LibraryItem.columns) FROM items ORDER BY artist, album, title, id LIMIT ? OFFSET ?",
+                                page).map(LibraryItem.init)
         }
         let match = words.map { "\"\($0)\"*" }.joined(separator: " ")
         return try db.query("""
             SELECT \(LibraryItem.columns) FROM items WHERE id IN (SELECT rowid FROM items_fts WHERE items_fts MATCH ?)
-            ORDER BY artist, album, title, id LIMIT ?
-            """, [.text(match), .int(Int64(limit))]).map(LibraryItem.init)
+            ORDER BY artist, album, title, id LIMIT ? OFFSET ?
+            """, [.text(match)] + page).map(LibraryItem.init)
     }
 
     public var count: Int { Int((try? db.scalar("SELECT count(*) FROM items"))?.int ?? 0) }

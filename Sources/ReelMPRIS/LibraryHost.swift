@@ -4,7 +4,7 @@ import ReelLibrary
 /// What the adapter needs from the daemon for the library and playlists.
 /// Every call happens on the loop thread; `importItems` calls back there too.
 public protocol LibraryHost: AnyObject {
-    func libraryItems(matching query: String, limit: Int) throws -> [LibraryItem]
+    func libraryItems(matching query: String, offset: Int, limit: Int) throws -> [LibraryItem]
     func libraryItem(_ id: Int64) throws -> LibraryItem?
     func removeLibraryItem(_ id: Int64) throws -> Bool
     func forgetPosition(_ id: Int64) throws -> Bool

@@ -26,7 +26,8 @@ extension MPRISService {
             })
             return nil
         case (MPRIS.reel, "LibrarySearch"):
-            let items = try library.libraryItems(matching: args[0].string!, limit: Int(args[1].int64!))
+            let items = try library.libraryItems(matching: args[0].string!, offset: Int(args[1].int64!),
+                                                 limit: Int(args[2].int64!))
             return [.array(elementSignature: "a{sv}", items.map(Self.map))]
         case (MPRIS.reel, "LibraryItem"):
             return [Self.map(try item(args[0].int64!))]
@@ -38,7 +39,7 @@ extension MPRISService {
             return []
         case (MPRIS.reel, "LibraryPlay"):
             let text = args[0].string!
-            let items = try Int64(text).map { [try item($0)] } ?? library.libraryItems(matching: text, limit: -1)
+            let items = try Int64(text).map { [try item($0)] } ?? library.libraryItems(matching: text, offset: 0, limit: -1)
             guard !items.isEmpty else { throw BusError(MPRIS.errorNoSuchItem, "nothing in the library matches \"\(text)\"") }
             return [.uint32(UInt32(library.playLibraryItems(items)))]
         case (MPRIS.reel, "PlaylistSave"):

@@ -48,7 +48,7 @@ struct LibraryBench {
             for _ in 0..<30 {
                 let t = monotonicNow()
                 let reply = try probe.connection.callMethod(probe.name, MPRIS.objectPath, MPRIS.reel, "LibrarySearch",
-                                                            [.string(query), .int32(-1)])
+                                                            [.string(query), .uint32(0), .int32(-1)])
                 dbus.append(Double(monotonicNow() - t))
                 matches = reply.first?.array?.count ?? 0
             }

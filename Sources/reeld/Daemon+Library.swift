@@ -17,8 +17,8 @@ extension Daemon: LibraryHost {
         }
     }
 
-    func libraryItems(matching query: String, limit: Int) throws -> [LibraryItem] {
-        try store.search(query, limit: limit)
+    func libraryItems(matching query: String, offset: Int, limit: Int) throws -> [LibraryItem] {
+        try store.search(query, offset: offset, limit: limit)
     }
 
     func libraryItem(_ id: Int64) throws -> LibraryItem? { try store.item(id: id) }

@@ -1,6 +1,7 @@
 import Foundation
 import ReelDBus
 import ReelHarness
+import ReelLibrary
 import ReelMPRIS
 import XCTest
 
@@ -65,6 +66,20 @@ final class LibraryCommandTests: DaemonTestCase {
         XCTAssertEqual(try reel("lib", "ls").1.split(separator: "\n").count, 3)
     }
 
+    func testListingALargeLibraryStreamsInPages() throws {
+        try startDaemon()
+        // Items written straight into the daemon's library file, as another import would.
+        let items = (0..<2_500).map { ProbedItem(title: "Track \($0)", artist: "Band \($0 % 7)", localPath: "/nowhere/\($0).ogg") }
+        _ = try Library(path: libraryPath).addAll(items)
+        let (status, out) = try reel("lib", "ls")
+        XCTAssertEqual(status, 0)
+        XCTAssertEqual(out.split(separator: "\n").count, 2_500)
+        let (_, json) = try reel("lib", "ls", "--json", "--limit", "1500", "band")
+        let rows = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]])
+        XCTAssertEqual(rows.count, 1_500)
+        XCTAssertEqual(Set(rows.compactMap { $0["id"] as? Int }).count, 1_500, "pages do not overlap")
+    }
+
     func testImportShowsProgressOnATerminal() throws {
         try startDaemon()
         // script(1) gives reel a terminal, as a user at a shell would have.
@@ -110,7 +125,7 @@ final class LibraryCommandTests: DaemonTestCase {
         XCTAssertNotNil(waitForSignal { $0.member == "Seeked" })
         try player("Pause")
         try waitForStatus("Paused")
-        let item = try XCTUnwrap(call(MPRIS.reel, "LibrarySearch", [.string("long 1"), .int32(-1)]).first?.array?.first?.dictionary)
+        let item = try XCTUnwrap(call(MPRIS.reel, "LibrarySearch", [.string("long 1"), .uint32(0), .int32(-1)]).first?.array?.first?.dictionary)
         XCTAssertEqual(Double(try XCTUnwrap(item["position"]?.int64)), 25_000_000, accuracy: 200_000)
         XCTAssertEqual(try reel("lib", "forget-position", String(try XCTUnwrap(item["id"]?.int64))).0, 0)
         try player("OpenUri", [.string(media.long[0].absoluteString)])

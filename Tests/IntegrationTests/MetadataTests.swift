@@ -33,7 +33,7 @@ final class MetadataTests: DaemonTestCase {
         XCTAssertTrue(url.path.hasPrefix(home.appendingPathComponent("cache/reel/art").path), url.path)
         let image = try Data(contentsOf: url)
         XCTAssertEqual(Array(image.prefix(2)), [0xFF, 0xD8], "a JPEG")
-        let item = try call(MPRIS.reel, "LibrarySearch", [.string("embedded"), .int32(-1)]).first?.array?.first?.dictionary
+        let item = try call(MPRIS.reel, "LibrarySearch", [.string("embedded"), .uint32(0), .int32(-1)]).first?.array?.first?.dictionary
         XCTAssertEqual(item?["cover"]?.string, url.path, "the library keeps the extracted cover")
         // Played again, the same extracted file is used.
         let made = try FileManager.default.attributesOfItem(atPath: url.path)[.modificationDate] as? Date

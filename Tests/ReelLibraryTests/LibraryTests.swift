@@ -163,3 +163,35 @@ extension LibraryTests {
         try lib.db.execute("INSERT INTO items_fts(items_fts, rank) VALUES('integrity-check', 1)")
     }
 }
+
+extension LibraryTests {
+    func testSearchPagesInNameOrder() throws {
+        let lib = try Library(path: path)
+        _ = try lib.addAll((0..<25).map { ProbedItem(title: "t\($0)", artist: "A\($0 % 5)", localPath: "/p\($0)") })
+        let all = try lib.search("")
+        XCTAssertEqual(all.count, 25)
+        XCTAssertEqual(all.map(\.artist), all.map(\.artist).sorted { ($0 ?? "") < ($1 ?? "") })
+        let pages = try stride(from: 0, to: 25, by: 10).flatMap { try lib.search("", offset: $0, limit: 10) }
+        XCTAssertEqual(pages.map(\.id), all.map(\.id))
+        XCTAssertEqual(try lib.search("a1", offset: 3, limit: 10).count, 2)
+    }
+}
+
+extension LibraryTests {
+    func testTwoOpenersOfAFreshLibraryDoNotCollide() throws {
+        let path = self.path
+        let failures = Failures()
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            do { _ = try Library(path: path) } catch { failures.add("\(error)") }
+        }
+        XCTAssertEqual(failures.all, [])
+        XCTAssertEqual(try Library(path: path).integrityCheck(), "ok")
+    }
+
+    final class Failures: @unchecked Sendable {
+        private let lock = NSLock()
+        private var list: [String] = []
+        func add(_ s: String) { lock.lock(); list.append(s); lock.unlock() }
+        var all: [String] { lock.lock(); defer { lock.unlock() }; return list }
+    }
+}
