@@ -37,7 +37,6 @@ enum Schema {
                 VALUES ('delete', old.id, old.title, old.artist, old.album);
             INSERT INTO items_fts(rowid, title, artist, album) VALUES (new.id, new.title, new.artist, new.album);
         END;
-        CREATE INDEX items_by_name ON items (artist, album, title, id);
         CREATE TABLE queue (
             position INTEGER PRIMARY KEY,
             item_id INTEGER NOT NULL REFERENCES items(id) ON DELETE CASCADE,

@@ -170,7 +170,9 @@ extension LibraryTests {
         _ = try lib.addAll((0..<25).map { ProbedItem(title: "t\($0)", artist: "A\($0 % 5)", localPath: "/p\($0)") })
         let all = try lib.search("")
         XCTAssertEqual(all.count, 25)
-        XCTAssertEqual(all.map(\.artist), all.map(\.artist).sorted { ($0 ?? "") < ($1 ?? "") })
+        XCTAssertEqual(all.map(\.id), all.map(\.id).sorted(), "everything comes in the order added")
+        let matches = try lib.search("t")
+        XCTAssertEqual(matches.map(\.artist), matches.map(\.artist).sorted { ($0 ?? "") < ($1 ?? "") }, "matches by name")
         let pages = try stride(from: 0, to: 25, by: 10).flatMap { try lib.search("", offset: $0, limit: 10) }
         XCTAssertEqual(pages.map(\.id), all.map(\.id))
         XCTAssertEqual(try lib.search("a1", offset: 3, limit: 10).count, 2)
