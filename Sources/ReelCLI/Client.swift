@@ -134,7 +134,11 @@ public final class Client {
                 }
                 continue
             }
-            try show()
+            do { try show() } catch {
+                // A signal sent while it shut down can arrive before NameOwnerChanged.
+                if (try? daemonIsRunning()) == false { throw BusError.failed("the daemon stopped") }
+                throw error
+            }
         }
     }
 }
