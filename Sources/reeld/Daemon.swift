@@ -14,6 +14,9 @@ final class Daemon: PlayerHost {
     private var mpris: MPRISService?
     /// Engine announcements of this loop turn, for the MPRIS adapter.
     private var announcements: [Effect] = []
+    /// Library writes of this loop turn, done after the signals are out so
+    /// that disk I/O (a WAL checkpoint, say) never delays a client.
+    private var writes: [(Effect, QueueEntry)] = []
     private var quitting = false
     private let art: CoverArt
     let library: LibraryBridge
@@ -88,15 +91,15 @@ final class Daemon: PlayerHost {
     private func perform(_ effects: [Effect]) {
         for effect in effects {
             switch effect {
-            case .trackMetadataChanged:
-                library.persist(effect, queue: engine.queue)
+            case .trackMetadataChanged(let id):
+                if let entry = engine.queue[id] { writes.append((effect, entry)) }
                 announcements.append(effect)
             case .seeked, .trackAdded, .trackRemoved, .trackListReplaced:
                 announcements.append(effect)
             case .log(let line):
                 log(line)
-            case .savePosition, .finished:
-                library.persist(effect, queue: engine.queue)
+            case .savePosition(let id, _), .finished(let id):
+                if let entry = engine.queue[id] { writes.append((effect, entry)) }
             case .load(let token, _, let start, let paused):
                 guard let entry = engine.queue[token.entry] else { continue }
                 switch library.source(for: entry) {
@@ -141,9 +144,9 @@ final class Daemon: PlayerHost {
             for event in backend.drainEvents() { feed(event) }
             for (entry, url) in art.results.take() { perform(engine.setArt(url, for: entry)) }
             for task in tasks.take() { handle(task) }
-            library.saveQueueIfChanged(engine)
             mpris?.publish(announcements)
             announcements.removeAll()
+            store()
             if quitting { break }
 
             for i in fds.indices { fds[i].revents = 0 }
@@ -158,10 +161,17 @@ final class Daemon: PlayerHost {
             if fds[2].revents != 0 { quitting = true }
         }
         perform(engine.checkpoint(now: monotonicNow()))
-        library.saveQueueIfChanged(engine)
+        store()
         if case .success(let effects) = engine.handle(.stop, now: monotonicNow()) { perform(effects) }
         connection.flush()
         return 0
+    }
+
+    /// Writes what this turn changed: positions, play counts, tags, the queue.
+    private func store() {
+        for (effect, entry) in writes { library.persist(effect, entry: entry) }
+        writes.removeAll()
+        library.saveQueueIfChanged(engine)
     }
 }
 

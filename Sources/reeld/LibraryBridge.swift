@@ -54,18 +54,14 @@ final class LibraryBridge {
         return .unplayable("no playable source (\(item.localPath ?? "no file") is missing and there is no URL)")
     }
 
-    /// Stores what an effect asks to keep.
-    func persist(_ effect: Effect, queue: Queue) {
-        guard let library else { return }
+    /// Stores what an effect asks to keep about `entry` (as it was then).
+    func persist(_ effect: Effect, entry: QueueEntry) {
+        guard let library, let id = entry.itemID else { return }
         switch effect {
-        case .savePosition(let entry, let position):
-            if let id = queue[entry]?.itemID { attempt { try library.setPosition(position, for: id) } }
-        case .finished(let entry):
-            if let id = queue[entry]?.itemID { attempt { try library.markFinished(id) } }
-        case .trackMetadataChanged(let entry):
-            if let e = queue[entry], let id = e.itemID { attempt { try library.learn(e.metadata, for: id) } }
-        default:
-            break
+        case .savePosition(_, let position): attempt { try library.setPosition(position, for: id) }
+        case .finished: attempt { try library.markFinished(id) }
+        case .trackMetadataChanged: attempt { try library.learn(entry.metadata, for: id) }
+        default: break
         }
     }
 
