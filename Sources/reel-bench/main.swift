@@ -54,6 +54,19 @@ func run(_ make: (PrivateBus) throws -> Subject) throws -> Row {
     return row
 }
 
+// `reel-bench --latency` measures only reeld's PlayPause latency, over 1000 calls.
+if CommandLine.arguments.contains("--latency") {
+    let bus = try PrivateBus()
+    let subject = try Subject.reeld(files: files, bus: bus)
+    defer { subject.child.stop() }
+    let probe = try Probe(bus: bus, name: subject.busName)
+    try probe.waitForOwner()
+    probe.listen(1) { _, _ in }
+    let stats = try Measure(probe: probe).playPauseLatency(calls: 1000)
+    print("p50 \(ms(stats.median))  p90 \(ms(stats.percentile(90)))  p99 \(ms(stats.percentile(99)))  "
+          + "p99.9 \(ms(stats.percentile(99.9)))  max \(ms(stats.percentile(100)))")
+    exit(0)
+}
 // `reel-bench --library` measures only the library part.
 let libraryOnly = CommandLine.arguments.contains("--library")
 if libraryOnly {
