@@ -243,13 +243,14 @@ public final class MPRISService {
         if published.lastError != now.lastError {
             emitPropertiesChanged(MPRIS.reel, [("LastError", .string(now.lastError ?? ""))], [])
         }
-        let byID = Dictionary(now.entries.map { ($0.id, $0) }) { a, _ in a }
+        // Announcements are rare; most turns have none, so no index of the queue is built.
+        func entry(_ id: EntryID) -> QueueEntry? { now.entries.first { $0.id == id } }
         for announcement in announcements {
             switch announcement {
             case .seeked(let position):
                 emit(MPRIS.player, "Seeked", [.int64(position)])
             case .trackAdded(let id, let after):
-                guard let entry = byID[id] else { continue }
+                guard let entry = entry(id) else { continue }
                 emit(MPRIS.trackList, "TrackAdded", [MetadataMap.of(entry), .objectPath(after.map(TrackID.path) ?? MPRIS.noTrack)])
             case .trackRemoved(let id):
                 emit(MPRIS.trackList, "TrackRemoved", [.objectPath(TrackID.path(id))])
@@ -257,7 +258,7 @@ public final class MPRISService {
                 emit(MPRIS.trackList, "TrackListReplaced", [.objectPaths(now.entries.map { TrackID.path($0.id) }),
                                                             .objectPath(now.current.map { TrackID.path($0.id) } ?? MPRIS.noTrack)])
             case .trackMetadataChanged(let id):
-                guard let entry = byID[id] else { continue }
+                guard let entry = entry(id) else { continue }
                 emit(MPRIS.trackList, "TrackMetadataChanged", [.objectPath(TrackID.path(id)), MetadataMap.of(entry)])
             default:
                 continue
