@@ -36,8 +36,7 @@ public final class Client {
             guard let track = try status().trackID else { throw BusError.failed("nothing is playing") }
             _ = try call(Client.player, "SetPosition", [.objectPath(track), .int64(micros)])
         case .add(let items):
-            let uris = items.map(Client.uri)
-            let ids = try call(Client.reel, "Add", [.strings(uris), .boolean(false)]).first?.array ?? []
+            let ids = try call(Client.reel, "Add", [.strings(items.map(Client.absolute)), .boolean(false)]).first?.array ?? []
             write("added \(ids.count) \(ids.count == 1 ? "entry" : "entries")")
         case .goTo(let n): _ = try call(Client.trackList, "GoTo", [.objectPath(try track(n))])
         case .remove(let n): _ = try call(Client.trackList, "RemoveTrack", [.objectPath(try track(n))])
@@ -52,12 +51,6 @@ public final class Client {
         }
     }
 
-    /// Relative paths become absolute file URIs; URLs pass through.
-    static func uri(_ item: String) -> String {
-        if item.contains("://") { return item }
-        let path = item.hasPrefix("/") ? item : FileManager.default.currentDirectoryPath + "/" + item
-        return URL(fileURLWithPath: path).standardized.absoluteString
-    }
 
     func call(_ interface: String, _ method: String, _ args: [DBusValue] = []) throws -> [DBusValue] {
         try connection.callMethod(bus, Client.path, interface, method, args)

@@ -60,9 +60,11 @@ extension Client {
         if json { write("]") }
     }
 
+    /// Paths become absolute (the daemon has another working directory); URIs pass through.
     static func absolute(_ item: String) -> String {
-        if item.contains("://") || item.hasPrefix("/") { return item }
-        return URL(fileURLWithPath: FileManager.default.currentDirectoryPath + "/" + item).standardized.path
+        if item.contains("://") { return item }
+        let path = item.hasPrefix("/") ? item : FileManager.default.currentDirectoryPath + "/" + item
+        return URL(fileURLWithPath: path).standardized.path
     }
 
     /// Runs LibraryAdd, showing progress on a terminal, then a summary.
