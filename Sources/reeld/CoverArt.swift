@@ -6,11 +6,12 @@ import ReelCore
 final class CoverArt: Sendable {
     static let names = ["cover.jpg", "cover.png", "folder.jpg", "folder.png", "Cover.jpg", "Folder.jpg", "front.jpg"]
     let cacheDir: URL
-    let results = Mailbox<(EntryID, String)>()
+    private let results: Mailbox<LoopTask>
     private let queue = DispatchQueue(label: "reel.cover-art", qos: .utility)
 
-    init(cacheDir: URL) {
+    init(cacheDir: URL, results: Mailbox<LoopTask>) {
         self.cacheDir = cacheDir
+        self.results = results
     }
 
     /// An image beside a local file. Stats a handful of names only, so it is cheap on the loop.
@@ -25,7 +26,7 @@ final class CoverArt: Sendable {
     }
 
     /// Extracts the embedded picture of a local file on a worker thread and
-    /// posts its file:// URI to `results`. A file already extracted is reused.
+    /// posts its file:// URI to the loop. A file already extracted is reused.
     func extract(from uri: String, for entry: EntryID) {
         guard let url = URL(string: uri), url.isFileURL else { return }
         let target = cacheDir.appendingPathComponent(Self.cacheName(for: url))
@@ -33,7 +34,7 @@ final class CoverArt: Sendable {
             if !FileManager.default.fileExists(atPath: target.path) {
                 guard Self.runFFmpeg(input: url.path, output: target) else { return }
             }
-            results.post((entry, target.absoluteString))
+            results.post(.coverArt(entry, target.absoluteString))
         }
     }
 

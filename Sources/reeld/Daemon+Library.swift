@@ -7,6 +7,7 @@ import ReelMPRIS
 enum LoopTask: Sendable {
     case importProgress(job: Int, done: Int, total: Int)
     case importDone(job: Int, ImportSummary)
+    case coverArt(EntryID, String)
 }
 
 extension Daemon: LibraryHost {

@@ -20,7 +20,7 @@ final class Daemon: PlayerHost {
     private var quitting = false
     private let art: CoverArt
     let library: LibraryBridge
-    /// Results of work done off the loop (imports).
+    /// Results of work done off the loop (imports, cover art).
     let tasks = Mailbox<LoopTask>()
     private var jobs: [Int: (progress: (Int, Int) -> Void, done: (ImportSummary) -> Void)] = [:]
     private var nextJob = 0
@@ -32,7 +32,7 @@ final class Daemon: PlayerHost {
         self.connection = connection
         self.backend = backend
         self.library = library
-        art = CoverArt(cacheDir: cacheDir.appendingPathComponent("art"))
+        art = CoverArt(cacheDir: cacheDir.appendingPathComponent("art"), results: tasks)
         mpris = MPRISService(connection: connection, host: self, library: library.library == nil ? nil : self,
                              introspectionXML: introspectionXML, version: reelVersion)
     }
@@ -69,6 +69,7 @@ final class Daemon: PlayerHost {
         switch task {
         case .importProgress(let job, let done, let total): jobs[job]?.progress(done, total)
         case .importDone(let job, let summary): jobs.removeValue(forKey: job)?.done(summary)
+        case .coverArt(let entry, let url): perform(engine.setArt(url, for: entry))
         }
     }
 
@@ -135,14 +136,12 @@ final class Daemon: PlayerHost {
             pollfd(fd: connection.fd, events: Int16(POLLIN), revents: 0),
             pollfd(fd: backend.wakeupFD, events: Int16(POLLIN), revents: 0),
             pollfd(fd: stopFD, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: art.results.fd, events: Int16(POLLIN), revents: 0),
             pollfd(fd: tasks.fd, events: Int16(POLLIN), revents: 0),
         ]
         while !quitting {
             // libdbus may already hold messages it read while writing: take them first.
             while let message = connection.popMessage() { mpris?.handle(message) }
             for event in backend.drainEvents() { feed(event) }
-            for (entry, url) in art.results.take() { perform(engine.setArt(url, for: entry)) }
             for task in tasks.take() { handle(task) }
             mpris?.publish(announcements)
             announcements.removeAll()
