@@ -13,8 +13,7 @@ final class PersistenceTests: DaemonTestCase {
         try player("Next")
         try waitForTitle("Long 2")
         try waitForStart()
-        try player("SetPosition", [.objectPath(try trackID()), .int64(20_000_000)])
-        XCTAssertNotNil(waitForSignal { $0.member == "Seeked" })
+        try seekCurrent(to: 20_000_000)
         listen(for: 1.2)   // playing: positions are stored once a second
         let before = try position()
         let queue = try tracks().count
@@ -30,8 +29,7 @@ final class PersistenceTests: DaemonTestCase {
 
     func testPlayingAnItemAgainResumesWhereItStopped() throws {
         try startPlaying([media.long[0]])
-        try player("SetPosition", [.objectPath(try trackID()), .int64(30_000_000)])
-        XCTAssertNotNil(waitForSignal { $0.member == "Seeked" })
+        try seekCurrent(to: 30_000_000)
         try player("Pause")
         try waitForStatus("Paused")
         try player("OpenUri", [.string(media.long[0].absoluteString)])
@@ -44,8 +42,7 @@ final class PersistenceTests: DaemonTestCase {
         try startPlaying([media.long[0], media.long[1]])
         try set("LoopStatus", .string("Playlist"))
         try set("Volume", .double(0.5))
-        try player("SetPosition", [.objectPath(try trackID()), .int64(12_000_000)])
-        XCTAssertNotNil(waitForSignal { $0.member == "Seeked" })
+        try seekCurrent(to: 12_000_000)
         try player("Pause")
         daemon!.stop()   // SIGTERM
         try startDaemon()

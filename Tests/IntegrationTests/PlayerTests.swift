@@ -20,8 +20,7 @@ final class PlayerTests: DaemonTestCase {
 
     func testStopResetsThePositionAndPlayResumesWhereItStopped() throws {
         try startPlaying([media.long[0]])
-        try player("SetPosition", [.objectPath(try trackID()), .int64(20_000_000)])
-        XCTAssertNotNil(waitForSignal { $0.member == "Seeked" })
+        try seekCurrent(to: 20_000_000)
         try player("Stop")
         try waitForStatus("Stopped")
         XCTAssertEqual(try position(), 0)

@@ -52,8 +52,7 @@ final class PositionSyncTests: DaemonTestCase {
         XCTAssertNotNil(waitForSignal { $0.member == "Seeked" })
         try assertInSync(after: "a seek while playing")
 
-        try player("SetPosition", [.objectPath(try trackID()), .int64(1_500_000)])
-        XCTAssertNotNil(waitForSignal { $0.member == "Seeked" })
+        try seekCurrent(to: 1_500_000)
         try assertInSync(after: "SetPosition")
 
         try set("Rate", .double(1.5))

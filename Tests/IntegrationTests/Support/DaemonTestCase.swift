@@ -95,6 +95,12 @@ class DaemonTestCase: XCTestCase {
         try client.setProperty(Self.name, MPRIS.objectPath, interface, property, value)
     }
 
+    /// SetPosition on the current track, waiting until the seek has landed (its Seeked).
+    func seekCurrent(to micros: Int64, file: StaticString = #filePath, line: UInt = #line) throws {
+        try player("SetPosition", [.objectPath(try trackID()), .int64(micros)])
+        XCTAssertNotNil(waitForSignal { $0.member == "Seeked" }, "no Seeked after SetPosition", file: file, line: line)
+    }
+
     func position() throws -> Int64 { try XCTUnwrap(get("Position").int64) }
     func status() throws -> String { try XCTUnwrap(get("PlaybackStatus").string) }
     func metadata() throws -> [String: DBusValue] { try XCTUnwrap(get("Metadata").dictionary) }
