@@ -14,12 +14,14 @@ let package = Package(
         // carry -D_REENTRANT, which SwiftPM rejects with a warning on every build.
         .systemLibrary(name: "CMPV", providers: [.apt(["libmpv-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // timerfd, which Swift's Glibc module leaves out.
+        .systemLibrary(name: "CLinux"),
         .target(name: "ReelCore"),
         .target(name: "ReelLibrary", dependencies: ["ReelCore", "CSQLite"]),
         .target(name: "ReelDBus", dependencies: ["CDBus"]),
         .target(name: "ReelMPRIS", dependencies: ["ReelCore", "ReelDBus", "ReelLibrary"]),
         .target(name: "ReelMPV", dependencies: ["ReelCore", "CMPV"]),
-        .executableTarget(name: "reeld", dependencies: ["ReelCore", "ReelDBus", "ReelMPRIS", "ReelMPV", "ReelLibrary"]),
+        .executableTarget(name: "reeld", dependencies: ["ReelCore", "ReelDBus", "ReelMPRIS", "ReelMPV", "ReelLibrary", "CLinux"]),
         .target(name: "ReelCLI", dependencies: ["ReelDBus"]),
         .executableTarget(name: "reel", dependencies: ["ReelCLI"]),
         .target(name: "ReelHarness"),

@@ -1,66 +1,118 @@
 /// Backend events: what the player reports, and what the engine makes of it.
 extension Engine {
-    public mutating func handle(_ event: BackendEvent, now: MonotonicTime) -> [Effect] {
+    mutating func apply(_ event: BackendEvent, now: MonotonicTime) -> [Effect] {
         switch event {
+        case .started(let token):
+            return backendStarted(token, now: now)
         case .loaded(let token, let metadata, let canSeek, _):
+            if token == incoming?.token {
+                incoming?.seekable = canSeek
+                return merge(metadata, into: token.entry)
+            }
             guard case .loading(token, let play) = state else { return [] }
             state = play ? .playing(token) : .paused(token)
             seekable = canSeek
             failuresInARow = 0
             return merge(metadata, into: token.entry)
         case .restarted(let token, let position):
-            guard token == state.token, seekInFlight || awaitingStart else { return [] }
+            if token == incoming?.token { return incomingRestarted(at: position, now: now) }
+            guard token == state.token, seekInFlight || loadPending else { return [] }
             let wasSeek = seekInFlight
             seekInFlight = false
-            awaitingStart = false
-            anchor = PositionAnchor(position: position, at: now, rate: settings.rate, running: state == .playing(token))
+            loadPending = false
+            if case .playing = state {
+                tracker.runWhenHeard(from: position, now: now)
+            } else {
+                tracker.hold(at: position, now: now)
+            }
+            announce(now: now)
             return [.seeked(position)] + (wasSeek ? save(now: now) : [])
-        case .position(let token, let truth):
-            guard token == state.token, !seekInFlight, !awaitingStart else { return [] }
+        case .position(let token, let sample):
+            if token == incoming?.token {
+                incomingPosition(sample, now: now)
+                return []
+            }
+            guard token == state.token, !seekInFlight, !loadPending else { return [] }
             switch state {
             case .playing, .paused: break
             case .stopped, .loading, .buffering: return []
             }
             var effects: [Effect] = []
-            if abs(truth - anchor.position(at: now)) > Engine.driftTolerance {
-                anchor = PositionAnchor(position: truth, at: now, rate: settings.rate, running: anchor.running)
-                effects.append(.seeked(truth))
+            if tracker.observe(sample, at: now) { effects += announceDeparture(now: now) }
+            if case .playing = state, !tracker.awaitingAudio,
+               lastSave.map({ now - $0 >= Engine.saveInterval }) ?? true {
+                effects += save(now: now)
             }
-            if case .playing = state, lastSave.map({ now - $0 >= Engine.saveInterval }) ?? true { effects += save(now: now) }
             return effects
         case .buffering(let token, let stalled):
             switch (state, stalled) {
             case (.playing(token), true):
                 state = .buffering(token)
-                anchor = anchor.rebased(at: now, running: false)
+                tracker.freeze(now: now)
             case (.buffering(token), false):
                 state = .playing(token)
-                anchor = anchor.rebased(at: now, running: !awaitingStart)
-                return [.seeked(anchor.position)]
+                if !loadPending {
+                    tracker.runWhenHeard(from: tracker.position(at: now), now: now)
+                    announce(now: now)
+                    return [.seeked(announced.position)]
+                }
             default: break
             }
             return []
         case .endOfFile(let token):
-            guard token == state.token else { return [] }
+            if token == incoming?.token {
+                // Shorter than the audio still buffered before it: it was heard all the same.
+                return completeSwitch(now: now, cutTail: false) + apply(event, now: now)
+            }
+            guard token == state.token, !currentEnded else { return [] }
             queue.update(token.entry) { $0.resumeAt = 0 }
-            awaitingStart = true   // nothing more to save for this entry
-            return [.finished(token.entry)] + entryEnded(token.entry, play: true, now: now)
-        case .failed(let token, let reason):
-            guard token == state.token else { return [] }
-            let title = queue[token.entry]?.metadata.title ?? queue[token.entry]?.uri ?? "?"
-            queue.update(token.entry) { $0.lastError = reason }
-            lastError = "\(title): \(reason)"
-            failuresInARow += 1
-            var effects: [Effect] = [.log("cannot play \(queue[token.entry]?.uri ?? "?"): \(reason)")]
-            if failuresInARow >= queue.entries.count {
-                // Every entry failed in turn: stop rather than spin.
-                failuresInARow = 0
-                enterStopped()
-                effects.append(.unload)
+            var effects: [Effect] = [.finished(token.entry)]
+            if queuedNext != nil {
+                // The backend goes on to the queued entry by itself, without a gap.
+                currentEnded = true
                 return effects
             }
-            return effects + entryEnded(token.entry, play: state.wantsToPlay, now: now, failed: true)
+            loadPending = true   // nothing more to save for this entry
+            effects += entryEnded(token.entry, play: true, now: now)
+            return effects
+        case .idle:
+            // The backend stopped instead of starting the queued entry (it was
+            // queued too late): load it the ordinary way.
+            guard currentEnded, incoming == nil, let current = state.token else { return [] }
+            queuedNext = nil
+            return entryEnded(current.entry, play: state.wantsToPlay, now: now)
+        case .failed(let token, let reason):
+            return failed(token, reason: reason, now: now)
         }
+    }
+
+    private mutating func failed(_ token: LoadToken, reason: String, now: MonotonicTime) -> [Effect] {
+        let known = [state.token, incoming?.token, queuedNext?.token, switchedFrom].contains(token)
+        guard known, let entry = queue[token.entry] else { return [] }
+        queue.update(token.entry) { $0.lastError = reason }
+        lastError = "\(entry.metadata.title ?? entry.uri): \(reason)"
+        let effects: [Effect] = [.log("cannot play \(entry.uri): \(reason)")]
+        if token == queuedNext?.token {
+            // Found out before its turn: queue the one after it instead.
+            queuedNext = nil
+            failedAhead.insert(token.entry)
+            return effects
+        }
+        guard token == state.token || token == incoming?.token else { return effects }
+        failuresInARow += 1
+        if failuresInARow >= queue.entries.count {
+            // Every entry failed in turn: stop rather than spin.
+            failuresInARow = 0
+            let loaded = state.token != nil
+            enterStopped()
+            return effects + (loaded ? [.unload] : [])
+        }
+        if token == incoming?.token {
+            incoming = nil
+            failedAhead.insert(token.entry)
+            if queuedNext != nil { return effects }   // the backend goes on to the one after it
+        }
+        return effects + entryEnded(token.entry, play: state.wantsToPlay, now: now, failed: true)
     }
 
     mutating func entryEnded(_ id: EntryID, play: Bool, now: MonotonicTime, failed: Bool = false) -> [Effect] {
@@ -112,12 +164,13 @@ extension Engine {
                 queue.setShuffle(true, rng: &rng)
             }
         }
+        tracker.setRate(restored.rate, now: now)
         var effects: [Effect] = [.setRate(restored.rate), .setVolume(restored.volume)]
         if let current, added.indices.contains(current) {
             effects += start(added[current].id, play: false, now: now)
         } else if let first = added.first {
             queue.setCurrent(first.id)
         }
-        return effects
+        return effects + syncQueuedNext()
     }
 }

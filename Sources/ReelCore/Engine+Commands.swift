@@ -1,6 +1,6 @@
 /// Commands: what users ask for.
 extension Engine {
-    public mutating func handle(_ command: Command, now: MonotonicTime) -> Result<[Effect], CommandError> {
+    mutating func apply(_ command: Command, now: MonotonicTime) -> Result<[Effect], CommandError> {
         switch command {
         case .play: return .success(play(now: now))
         case .pause: return .success(pause(now: now))
@@ -58,7 +58,8 @@ extension Engine {
             return [.setPaused(false)]
         case .paused(let t):
             state = .playing(t)
-            anchor = anchor.rebased(at: now, running: !awaitingStart)
+            if !loadPending && !seekInFlight { tracker.runWhenHeard(from: tracker.position(at: now), now: now) }
+            announce(now: now)
             return [.setPaused(false)]
         case .loading(_, true), .playing, .buffering:
             return []
@@ -69,7 +70,8 @@ extension Engine {
         switch state {
         case .playing(let t), .buffering(let t):
             state = .paused(t)
-            anchor = anchor.rebased(at: now, running: false)
+            if !seekInFlight { tracker.freeze(now: now) }
+            announce(now: now)
             return [.setPaused(true)] + save(now: now)
         case .loading(let t, true):
             state = .loading(t, play: false)
@@ -88,8 +90,8 @@ extension Engine {
 
     /// Saves the current entry's position (on pause, stop, seek, track change, exit).
     mutating func save(now: MonotonicTime) -> [Effect] {
-        guard let id = state.token?.entry, !awaitingStart else { return [] }
-        let position = max(anchor.position(at: now), 0)
+        guard let id = state.token?.entry, !loadPending, !currentEnded else { return [] }
+        let position = max(tracker.position(at: now), 0)
         lastSave = now
         queue.update(id) { $0.resumeAt = position }
         return [.savePosition(id, position)]
@@ -102,10 +104,14 @@ extension Engine {
 
     mutating func enterStopped() {
         state = .stopped
-        anchor = PositionAnchor(position: 0, at: anchor.at, rate: settings.rate, running: false)
+        tracker.hold(at: 0, now: tracker.anchor.at)
+        announced = tracker.anchor
         seekable = false
         seekInFlight = false
-        awaitingStart = false
+        loadPending = false
+        currentEnded = false
+        incoming = nil
+        failedAhead = []
     }
 
     mutating func next(now: MonotonicTime) -> [Effect] {
@@ -117,7 +123,7 @@ extension Engine {
     mutating func previous(now: MonotonicTime) -> [Effect] {
         guard let current = queue.currentID else { return [] }
         let loaded = state.token != nil
-        if loaded, anchor.position(at: now) > Engine.restartThreshold {
+        if loaded, tracker.position(at: now) > Engine.restartThreshold {
             return seek(to: 0, now: now)
         }
         if let target = queue.entry(before: current, wrap: settings.loop == .playlist) {
@@ -148,10 +154,17 @@ extension Engine {
         loadSerial += 1
         let token = LoadToken(entry: id, serial: loadSerial)
         state = .loading(token, play: play)
-        anchor = PositionAnchor(position: position, at: now, rate: settings.rate, running: false)
+        tracker.hold(at: position, now: now)
+        announce(now: now)
         seekable = false
         seekInFlight = false
-        awaitingStart = true
+        loadPending = true
+        currentEnded = false
+        incoming = nil
+        switchedFrom = nil
+        queuedNext = nil   // a load replaces the backend's whole playlist
+        queuedFrom = nil
+        failedAhead = []
         return effects + [.load(token, uri: entry.uri, start: position, paused: !play)]
     }
 
@@ -169,7 +182,7 @@ extension Engine {
 
     mutating func seek(by offset: MediaTime, now: MonotonicTime) -> [Effect] {
         guard state.token != nil, seekable else { return [] }
-        let (target, overflow) = anchor.position(at: now).addingReportingOverflow(offset)
+        let (target, overflow) = tracker.position(at: now).addingReportingOverflow(offset)
         if overflow { return offset > 0 ? next(now: now) : seek(to: 0, now: now) }
         if let length = queue.current?.metadata.length, target >= length {
             return next(now: now)   // MPRIS: past the end acts like Next
@@ -179,7 +192,7 @@ extension Engine {
 
     mutating func seek(to target: MediaTime, now: MonotonicTime) -> [Effect] {
         guard state.token != nil, seekable || target == 0 else { return [] }
-        anchor = PositionAnchor(position: target, at: now, rate: settings.rate, running: anchor.running)
+        tracker.hold(at: target, now: now)   // until it lands: never ahead of what is heard
         seekInFlight = true
         return [.seek(to: target)]
     }
@@ -226,8 +239,10 @@ extension Engine {
         }
         guard rate != settings.rate else { return .success([]) }
         settings.rate = rate
-        anchor = anchor.rebased(at: now, rate: rate)
+        tracker.setRate(rate, now: now)
+        if let anchor = incoming?.anchor { incoming?.anchor = anchor.rebased(at: now, rate: rate) }
+        announce(now: now)
         // playerctl ignores Rate; a Seeked makes it re-read the position.
-        return .success([.setRate(rate), .seeked(anchor.position)])
+        return .success([.setRate(rate), .seeked(announced.position)])
     }
 }

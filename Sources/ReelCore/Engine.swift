@@ -1,8 +1,8 @@
 /// The playback engine: a pure state machine.
 ///
-/// Inputs are commands and backend events, each with the monotonic time it
-/// happened at; outputs are effects for the caller to perform. The engine
-/// holds the only copy of the playback truth: queue, state, position anchor.
+/// Inputs are commands, backend events and ticks, each with the monotonic
+/// time it happened at; outputs are effects for the caller to perform. The
+/// engine holds the only copy of the playback truth: queue, state, position.
 public struct Engine: Sendable {
     public static let minimumRate = 0.25
     public static let maximumRate = 4.0
@@ -13,21 +13,39 @@ public struct Engine: Sendable {
     public static let saveInterval: MonotonicTime = 1_000_000
     /// A stored position this close to the end counts as finished.
     public static let finishedMargin: MediaTime = 10_000_000
-    /// When the backend's real position departs from the anchor's prediction
-    /// by more than this, the engine re-anchors and announces Seeked.
-    public static let driftTolerance: MediaTime = 8_000
+    /// When what widgets were told departs from the engine's estimate by more
+    /// than this, the engine announces Seeked.
+    public static let driftTolerance: MediaTime = PositionTracker.tolerance
 
     public internal(set) var queue = Queue()
     public internal(set) var state: PlaybackState = .stopped
-    public internal(set) var anchor = PositionAnchor(position: 0, at: 0, rate: 1, running: false)
+    /// The best estimate of the position that is heard (the Position property).
+    public internal(set) var tracker = PositionTracker()
+    /// What widgets believe: the motion last announced by PlaybackStatus,
+    /// Rate, Position and Seeked. Seeked goes out when the estimate departs from it.
+    public internal(set) var announced = PositionAnchor(position: 0, at: 0, rate: 1, running: false)
     public internal(set) var settings = Settings()
     public internal(set) var seekable = false
     public internal(set) var lastError: String?
+    /// The entry queued in the backend to follow the current one without a gap.
+    public internal(set) var queuedNext: QueuedNext?
+    /// The queued entry once the backend has moved on to it, until it is heard.
+    public internal(set) var incoming: Incoming?
 
     /// A seek was sent and has not landed; Seeked waits for its real position.
     var seekInFlight = false
-    /// The current load has not yet started playing (no `restarted` yet).
-    var awaitingStart = false
+    /// The current load has not started playing yet (no `restarted`).
+    var loadPending = false
+    /// The backend has finished the current entry; its last buffered audio may
+    /// still be playing while the queued entry starts.
+    var currentEnded = false
+    /// Queued entries that failed while the current one plays: skipped when queueing.
+    var failedAhead: Set<EntryID> = []
+    /// The load that was current until the last gapless switch: its failure,
+    /// reported late, is still news.
+    var switchedFrom: LoadToken?
+    /// What the queued entry was chosen from, so that it is chosen again only when that changes.
+    var queuedFrom: QueuedFrom?
     var failuresInARow = 0
     /// When the position was last saved while playing.
     var lastSave: MonotonicTime?
@@ -38,13 +56,49 @@ public struct Engine: Sendable {
         rng = SplitMix64(seed: seed)
     }
 
-    /// Whether the backend's own position is meaningful now: something is
-    /// loaded, it has started, and no seek is on its way.
-    public var backendPositionIsLive: Bool {
-        switch state {
-        case .playing, .paused, .buffering: !awaitingStart && !seekInFlight
-        case .stopped, .loading: false
+    // MARK: Inputs
+
+    public mutating func handle(_ command: Command, now: MonotonicTime) -> Result<[Effect], CommandError> {
+        var effects: [Effect] = []
+        if incoming != nil, command.concernsTheCurrentEntry {
+            // The user acts on what they hear: the queued entry has started, its audio is next.
+            effects += completeSwitch(now: now, cutTail: command == .next)
+            if command == .next { return .success(effects + syncQueuedNext()) }
         }
+        return apply(command, now: now).map { effects + $0 + syncQueuedNext() }
+    }
+
+    public mutating func handle(_ event: BackendEvent, now: MonotonicTime) -> [Effect] {
+        apply(event, now: now) + syncQueuedNext()
+    }
+
+    /// When the engine wants a `tick`: the moment the queued entry becomes audible.
+    public var deadline: MonotonicTime? { incoming?.audibleAt }
+
+    /// Time has passed; acts on a deadline that is due.
+    public mutating func tick(now: MonotonicTime) -> [Effect] {
+        guard let due = deadline, now >= due else { return [] }
+        return completeSwitch(now: now, cutTail: false) + syncQueuedNext()
+    }
+
+    /// The Position property: what is heard, never ahead of it.
+    public func position(at now: MonotonicTime) -> MediaTime { max(tracker.position(at: now), 0) }
+
+    // MARK: Announcing the position
+
+    /// Tells widgets the motion of the estimate from now on (with Seeked or
+    /// with a PlaybackStatus/Rate change, which carries Position).
+    mutating func announce(now: MonotonicTime) {
+        announced = PositionAnchor(position: tracker.position(at: now), at: now, rate: settings.rate,
+                                   running: state.mprisStatus == "Playing")
+    }
+
+    /// Seeked, when widgets now believe something else than the estimate.
+    mutating func announceDeparture(now: MonotonicTime) -> [Effect] {
+        guard !tracker.awaitingAudio,
+              abs(tracker.position(at: now) - announced.position(at: now)) > Engine.driftTolerance else { return [] }
+        announce(now: now)
+        return [.seeked(announced.position)]
     }
 
     public var snapshot: Snapshot {
@@ -64,5 +118,16 @@ public struct Engine: Sendable {
             canSeek: loaded && seekable,
             entries: queue.entries,
             lastError: lastError)
+    }
+}
+
+extension Command {
+    /// Whether the command acts on the entry being heard, so that a queued
+    /// entry which has started in the backend must first become current.
+    var concernsTheCurrentEntry: Bool {
+        switch self {
+        case .setVolume, .setLoop, .setShuffle, .setRate, .add(_, _, _, false): false
+        default: true
+        }
     }
 }

@@ -62,6 +62,8 @@ public struct LoadToken: Hashable, Sendable, CustomStringConvertible {
 
 /// What the backend reports, tagged with the load it belongs to.
 public enum BackendEvent: Equatable, Sendable {
+    /// The backend started a file: a queued entry, when it moves on to it by itself.
+    case started(LoadToken)
     /// The file is open: its tags, length, whether it can seek, and whether
     /// it carries embedded cover art (which the daemon extracts off the loop).
     case loaded(LoadToken, TrackMetadata, seekable: Bool, embeddedArt: Bool = false)
@@ -75,12 +77,20 @@ public enum BackendEvent: Equatable, Sendable {
     case endOfFile(LoadToken)
     /// The entry could not be played.
     case failed(LoadToken, reason: String)
+    /// The backend has nothing left to play.
+    case idle
 }
 
 /// What the caller must do after a step. The engine never does it itself.
 public enum Effect: Equatable, Sendable {
     // Backend
+    /// Replaces whatever the backend holds with this entry.
     case load(LoadToken, uri: String, start: MediaTime, paused: Bool)
+    /// Queues the entry to follow the one playing (replacing any queued one),
+    /// so that the backend goes on to it without a gap.
+    case queueNext(LoadToken, uri: String, start: MediaTime)
+    /// Drops the queued entry.
+    case unqueueNext
     case unload
     case setPaused(Bool)
     case seek(to: MediaTime)

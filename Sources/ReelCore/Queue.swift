@@ -6,6 +6,8 @@ public struct Queue: Equatable, Sendable {
     /// The play order while shuffle is on; nil while it is off.
     public private(set) var shuffleOrder: [EntryID]?
     private var nextRawID: UInt64 = 1
+    /// Changes whenever the entries or the play order change (not their metadata).
+    public private(set) var revision: UInt64 = 0
 
     public init() {}
 
@@ -24,6 +26,7 @@ public struct Queue: Equatable, Sendable {
     @discardableResult
     public mutating func insert(_ new: [NewEntry], after: EntryID? = nil, atStart: Bool = false,
                                 rng: inout SplitMix64) -> [QueueEntry] {
+        revision += 1
         let added = new.map { n -> QueueEntry in
             defer { nextRawID += 1 }
             var metadata = n.metadata ?? TrackMetadata()
@@ -48,6 +51,7 @@ public struct Queue: Equatable, Sendable {
     /// Removes an entry. The caller decides what plays instead when it was current.
     @discardableResult
     public mutating func remove(_ id: EntryID) -> QueueEntry? {
+        revision += 1
         guard let i = index(of: id) else { return nil }
         let removed = entries.remove(at: i)
         shuffleOrder?.removeAll { $0 == id }
@@ -56,6 +60,7 @@ public struct Queue: Equatable, Sendable {
     }
 
     public mutating func removeAll() {
+        revision += 1
         entries.removeAll()
         currentID = nil
         if shuffleOrder != nil { shuffleOrder = [] }
@@ -80,6 +85,7 @@ public struct Queue: Equatable, Sendable {
 
     /// Restores a stored shuffle order; ignored unless it is a permutation of the entries.
     public mutating func restoreShuffleOrder(_ order: [EntryID]) {
+        revision += 1
         guard Set(order) == Set(entries.map(\.id)), order.count == entries.count else { return }
         shuffleOrder = order
     }
@@ -87,6 +93,7 @@ public struct Queue: Equatable, Sendable {
     /// Turns shuffle on (a fresh permutation with the current entry first, so
     /// that everything else is still ahead) or off.
     public mutating func setShuffle(_ on: Bool, rng: inout SplitMix64) {
+        revision += 1
         guard on else { shuffleOrder = nil; return }
         var rest = entries.map(\.id).filter { $0 != currentID }
         rest.shuffle(using: &rng)

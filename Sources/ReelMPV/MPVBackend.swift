@@ -27,7 +27,8 @@ public final class MPVBackend {
     /// A load that failed, reported at the end of the drain: mpv hands out
     /// queued events before log messages, so the message explaining the
     /// failure may come after the END_FILE that it explains.
-    private var failure: (token: LoadToken, reason: String)?
+    private var failure: (token: LoadToken, reason: String, detail: String?)?
+    private var lastCommandError = ""
 
     private enum Observed: UInt64 { case timePos = 1, pausedForCache = 2 }
 
@@ -61,7 +62,11 @@ public final class MPVBackend {
             ("idle", "yes"), ("terminal", "no"), ("config", "no"), ("load-scripts", "no"), ("ytdl", "no"),
             ("input-default-bindings", "no"), ("input-vo-keyboard", "no"), ("osc", "no"),
             ("audio-display", "no"), ("keep-open", "no"), ("hr-seek", "yes"), ("sub-auto", "no"),
-            ("audio-pitch-correction", "yes"), ("vid", options.video ? "auto" : "no"),
+            ("audio-pitch-correction", "yes"),
+            // Keeps the audio output open from one file to the next when their
+            // formats match; a change of rate or channels reopens it (a short
+            // gap) rather than resampling, where "yes" is known to hang (mpv #8904).
+            ("gapless-audio", "weak"), ("vid", options.video ? "auto" : "no"),
             ("force-window", options.video ? "yes" : "no"),
         ]
         if let ao = options.audioOutput { settings.append(("ao", ao)) }
@@ -102,15 +107,19 @@ public final class MPVBackend {
             setFlag("pause", paused)
             self.paused = paused
             pausedSeekTarget = nil
-            var args = ["loadfile", uri, "replace"]
-            if start > 0 { args.append("start=\(seconds(start))") }
-            var result = mpv_node()
-            let rc = withCStrings(args) { mpv_command_ret(handle, $0, &result) }
-            guard rc >= 0 else { return [.failed(token, reason: MPVError.describe(rc))] }
-            defer { mpv_free_node_contents(&result) }
-            if let id = MPVNode.map(result)["playlist_entry_id"].flatMap(MPVNode.int64) {
-                tokens[id] = token
+            guard let id = loadFile(uri, mode: "replace", start: start) else {
+                return [.failed(token, reason: lastCommandError)]
             }
+            // `replace` empties mpv's playlist: events of every other entry are stale.
+            tokens = [id: token]
+        case .queueNext(let token, let uri, let start):
+            dropQueued()
+            guard let id = loadFile(uri, mode: "append", start: start) else {
+                return [.failed(token, reason: lastCommandError)]
+            }
+            tokens[id] = token
+        case .unqueueNext:
+            dropQueued()
         case .unload:
             command(["stop"])
             pausedSeekTarget = nil
@@ -128,10 +137,37 @@ public final class MPVBackend {
         case .setVolume(let volume):
             var value = volume * 100
             mpv_set_property_async(handle, 0, "volume", MPV_FORMAT_DOUBLE, &value)
-        case .seeked, .trackAdded, .trackRemoved, .trackListReplaced, .trackMetadataChanged, .log, .savePosition, .finished:
+        case .seeked, .trackAdded, .trackRemoved, .trackListReplaced, .trackMetadataChanged, .log, .savePosition,
+             .finished:
             break
         }
         return []
+    }
+
+    /// Runs `loadfile`; returns mpv's playlist entry id for the file.
+    private func loadFile(_ uri: String, mode: String, start: MediaTime) -> Int64? {
+        var args = ["loadfile", uri, mode]
+        if start > 0 { args.append("start=\(seconds(start))") }
+        var result = mpv_node()
+        let rc = withCStrings(args) { mpv_command_ret(handle, $0, &result) }
+        guard rc >= 0 else {
+            lastCommandError = MPVError.describe(rc)
+            return nil
+        }
+        defer { mpv_free_node_contents(&result) }
+        return MPVNode.map(result)["playlist_entry_id"].flatMap(MPVNode.int64)
+    }
+
+    /// Empties mpv's playlist but for the file it plays, and forgets the
+    /// entries removed. The one it plays may already be the queued one, if
+    /// mpv moved on before we heard: then its events are still wanted.
+    private func dropQueued() {
+        command(["playlist-clear"])
+        var node = mpv_node()
+        guard mpv_get_property(handle, "playlist", MPV_FORMAT_NODE, &node) >= 0 else { return }
+        defer { mpv_free_node_contents(&node) }
+        let kept = Set(MPVNode.array(node).compactMap { MPVNode.map($0)["id"].flatMap(MPVNode.int64) })
+        tokens = tokens.filter { kept.contains($0.key) }
     }
 
     /// mpv's real position now, in µs; nil when nothing is playing.
@@ -152,9 +188,9 @@ public final class MPVBackend {
         while let event = mpv_wait_event(handle, 0), event.pointee.event_id != MPV_EVENT_NONE {
             if let translated = translate(event.pointee) { events.append(translated) }
         }
-        if let (token, reason) = failure {
+        if let (token, reason, detail) = failure {
             failure = nil
-            events.append(.failed(token, reason: openingError.map { "\(reason): \($0)" } ?? reason))
+            events.append(.failed(token, reason: detail.map { "\(reason): \($0)" } ?? reason))
         }
         return events
     }
@@ -165,7 +201,9 @@ public final class MPVBackend {
             playingEntry = event.data?.assumingMemoryBound(to: mpv_event_start_file.self).pointee.playlist_entry_id
             openingError = nil
             opening = true
-            return nil
+            return currentToken.map { .started($0) }
+        case MPV_EVENT_IDLE:
+            return .idle
         case MPV_EVENT_FILE_LOADED:
             opening = false
             guard let token = currentToken else { return nil }
@@ -180,7 +218,7 @@ public final class MPVBackend {
             switch end.reason {
             case MPV_END_FILE_REASON_EOF: return .endOfFile(token)
             case MPV_END_FILE_REASON_ERROR:
-                failure = (token, MPVError.describe(end.error))
+                failure = (token, MPVError.describe(end.error), openingError)
                 return nil
             default: return nil
             }
@@ -204,7 +242,10 @@ public final class MPVBackend {
                 if log.log_level.rawValue <= MPV_LOG_LEVEL_ERROR.rawValue {
                     FileHandle.standardError.write(Data("mpv[\(String(cString: log.prefix))]: \(text)\n".utf8))
                 }
-                if openingError == nil, opening {
+                if let pending = failure, pending.detail == nil {
+                    // mpv may already have started the queued file: this line explains the failed one.
+                    failure?.detail = text
+                } else if openingError == nil, opening {
                     openingError = text
                 }
             }

@@ -19,6 +19,8 @@ final class Daemon: PlayerHost {
     private var writes: [(Effect, QueueEntry)] = []
     private var quitting = false
     private let art: CoverArt
+    /// Wakes the loop at the engine's deadline (a queued entry becoming audible).
+    private let timer = DeadlineTimer()
     let library: LibraryBridge
     /// Results of work done off the loop (imports, cover art).
     let tasks = Mailbox<LoopTask>()
@@ -78,11 +80,11 @@ final class Daemon: PlayerHost {
         engine.forgetResume(item: item)
     }
 
-    /// The engine's anchor, extrapolated to now. mpv's time-pos is only a
-    /// sample taken at its last audio chunk (up to ~100 ms old), so reading it
-    /// directly would lag; every sample is checked against the anchor instead.
+    /// The engine's estimate of what is heard, extrapolated to now. mpv's
+    /// time-pos is only a sample taken at its last audio chunk (up to ~100 ms
+    /// old), so reading it directly would lag; every sample feeds the estimate instead.
     func position() -> MediaTime {
-        max(engine.anchor.position(at: monotonicNow()), 0)
+        engine.position(at: monotonicNow())
     }
 
     func quit() { quitting = true }
@@ -102,20 +104,32 @@ final class Daemon: PlayerHost {
             case .savePosition(let id, _), .finished(let id):
                 if let entry = engine.queue[id] { writes.append((effect, entry)) }
             case .load(let token, _, let start, let paused):
-                guard let entry = engine.queue[token.entry] else { continue }
-                switch library.source(for: entry) {
-                case .unplayable(let reason):
-                    feed(.failed(token, reason: reason))
-                case .uri(let uri):
-                    log("playing \(uri)" + (start > 0 ? " from \(start / 1_000_000) s" : ""))
-                    for event in backend.perform(.load(token, uri: uri, start: start, paused: paused)) { feed(event) }
-                    if entry.metadata.artURL == nil, let art = CoverArt.beside(uri) {
-                        perform(engine.setArt(art, for: token.entry))
-                    }
-                }
-            case .unload, .setPaused, .seek, .setRate, .setVolume:
+                guard let uri = playableURI(for: token, start: start) else { continue }
+                for event in backend.perform(.load(token, uri: uri, start: start, paused: paused)) { feed(event) }
+            case .queueNext(let token, _, let start):
+                guard let uri = playableURI(for: token, start: start) else { continue }
+                for event in backend.perform(.queueNext(token, uri: uri, start: start)) { feed(event) }
+            case .unload, .unqueueNext, .setPaused, .seek, .setRate, .setVolume:
                 for event in backend.perform(effect) { feed(event) }
             }
+        }
+    }
+
+    /// What to give the backend for an entry: its library source (local
+    /// first), with its cover art beside it; nil when it failed instead.
+    private func playableURI(for token: LoadToken, start: MediaTime) -> String? {
+        guard let entry = engine.queue[token.entry] else { return nil }
+        switch library.source(for: entry) {
+        case .unplayable(let reason):
+            feed(.failed(token, reason: reason))
+            return nil
+        case .uri(let uri):
+            log((token == engine.queuedNext?.token ? "next: " : "playing ") + uri
+                + (start > 0 ? " from \(start / 1_000_000) s" : ""))
+            if entry.metadata.artURL == nil, let art = CoverArt.beside(uri) {
+                perform(engine.setArt(art, for: token.entry))
+            }
+            return uri
         }
     }
 
@@ -137,6 +151,7 @@ final class Daemon: PlayerHost {
             pollfd(fd: backend.wakeupFD, events: Int16(POLLIN), revents: 0),
             pollfd(fd: stopFD, events: Int16(POLLIN), revents: 0),
             pollfd(fd: tasks.fd, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: timer.fd, events: Int16(POLLIN), revents: 0),
         ]
         while !quitting {
             // libdbus may already hold messages it read while writing: take them first.
@@ -149,8 +164,13 @@ final class Daemon: PlayerHost {
             if quitting { break }
 
             for i in fds.indices { fds[i].revents = 0 }
+            timer.set(engine.deadline)
             let ready = poll(&fds, nfds_t(fds.count), -1)
             if ready < 0 && errno != EINTR { log("poll failed: \(String(cString: strerror(errno)))"); return 1 }
+            if fds[4].revents != 0 {
+                timer.acknowledge()
+                perform(engine.tick(now: monotonicNow()))
+            }
             if fds[0].revents != 0 {
                 guard connection.readWrite(timeoutMs: 0), connection.isConnected else {
                     log("lost the connection to the session bus")

@@ -4,12 +4,26 @@ import XCTest
 final class EngineQueueTests: XCTestCase {
     let uris = ["file:///1.ogg", "file:///2.ogg", "file:///3.ogg"]
 
-    func testEndOfFilePlaysTheNextEntry() {
+    func testAtTheEndTheBackendGoesOnToTheQueuedEntry() {
         var h = Harness(uris: uris, play: true)
         h.finishLoad()
+        XCTAssertEqual(h.backend.queued?.token.entry, h.id(2), "the next entry waits in the backend")
+        h.playIntoQueued(tail: 300_000)
+        XCTAssertNil(h.load, "no load: the backend went on by itself")
+        XCTAssertEqual(h.currentID, h.id(1), "the end of entry 1 is still being heard")
+        h.tick(ms: 300)
+        XCTAssertEqual(h.currentID, h.id(2))
+    }
+
+    func testWithNothingQueuedTheEndLoadsTheNextEntry() {
+        var h = Harness(uris: uris, play: true)
+        h.finishLoad()
+        h.command(.setShuffle(true))   // the queued entry is replaced...
+        h.backend.queued = nil         // ...but the backend had already finished without it
         h.event(.endOfFile(h.token))
+        h.event(.idle)
         guard let (token, _, _, paused) = h.load, !paused else { return XCTFail("\(h.effects)") }
-        XCTAssertEqual(token.entry, h.id(2))
+        XCTAssertNotEqual(token.entry, h.id(1))
     }
 
     func testTheEndOfTheLastEntryStopsWithLoopNone() {
@@ -28,13 +42,16 @@ final class EngineQueueTests: XCTestCase {
         h.command(.goTo(h.id(3)))
         h.finishLoad()
         XCTAssertTrue(h.engine.snapshot.canGoNext)
-        h.event(.endOfFile(h.token))
-        XCTAssertEqual(h.token.entry, h.id(1))
-        h.finishLoad()
+        h.playIntoQueued()
+        h.tick(ms: 300)
+        XCTAssertEqual(h.currentID, h.id(1))
         h.command(.setLoop(.track))
+        XCTAssertEqual(h.backend.queued?.token.entry, h.id(1), "loop track queues the entry itself")
         let before = h.token
-        h.event(.endOfFile(h.token))
+        h.playIntoQueued()
+        h.tick(ms: 300)
         XCTAssertEqual(h.token.entry, h.id(1), "loop track replays the entry")
+        XCTAssertEqual(h.engine.state, .playing(h.token))
         XCTAssertNotEqual(h.token, before, "with a new load token")
     }
 
@@ -97,7 +114,7 @@ final class EngineQueueTests: XCTestCase {
         h.finishLoad()
         let removed = h.id(1)
         h.command(.remove(removed))
-        XCTAssertEqual(h.effects.last, .trackRemoved(removed))
+        XCTAssertEqual(h.playbackEffects.last, .trackRemoved(removed))
         XCTAssertEqual(h.token.entry, h.engine.queue.entries[0].id)
         XCTAssertEqual(h.engine.queue.entries.count, 2)
     }

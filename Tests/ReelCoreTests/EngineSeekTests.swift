@@ -12,16 +12,19 @@ final class EngineSeekTests: XCTestCase {
 
     func testSeekedGoesOutWhenTheSeekLandsWithTheRealPosition() {
         var h = playing()
-        h.advance(ms: 1000)
+        h.advance(ms: 960)
         h.command(.seek(by: 2_000_000))
         XCTAssertEqual(h.playbackEffects, [.seek(to: 3_000_000)], "no Seeked before the seek completes")
+        XCTAssertEqual(h.position, 3_000_000, "the target, held: never ahead of what is heard")
         h.advance(ms: 5)
         h.event(.position(h.token, 1_004_000))
         XCTAssertEqual(h.playbackEffects, [], "positions from before the landing are not truth")
         h.event(.restarted(h.token, position: 2_990_000))
         XCTAssertEqual(h.playbackEffects, [.seeked(2_990_000)])
+        h.hear(from: 2_990_000)
+        XCTAssertEqual(h.playbackEffects, [], "heard at once: widgets already run from the landing")
         h.advance(ms: 100)
-        XCTAssertEqual(h.position, 3_090_000)
+        XCTAssertEqual(h.position, 3_130_000)
     }
 
     func testSeekBeforeZeroLandsAtZero() {
@@ -58,20 +61,34 @@ final class EngineSeekTests: XCTestCase {
         XCTAssertFalse(h.engine.snapshot.canSeek)
     }
 
-    func testDriftBeyondToleranceReanchorsAndAnnouncesTheTruth() {
+    func testJitterIsIgnoredAndAPersistentDepartureReanchors() {
         var h = playing()
         h.advance(ms: 1000)
-        h.event(.position(h.token, 1_000_000 + Engine.driftTolerance))
-        XCTAssertEqual(h.playbackEffects, [], "within tolerance: no signal during steady playback")
-        h.event(.position(h.token, 950_000))
-        XCTAssertEqual(h.playbackEffects, [.seeked(950_000)])
+        for jitter: MediaTime in [Engine.driftTolerance, -15_000, 20_000, -12_000, 9_000, 3_000] {
+            h.advance(ms: 50)
+            h.event(.position(h.token, h.position + jitter))
+            XCTAssertEqual(h.playbackEffects, [], "jitter of \(jitter) µs: no signal during steady playback")
+        }
+        for late: MediaTime in [-48_000, -52_000, -50_000] {
+            h.advance(ms: 50)
+            h.event(.position(h.token, h.position + late))
+        }
+        let truth = h.position
+        XCTAssertEqual(h.playbackEffects, [.seeked(truth)], "three samples 50 ms behind: that is real")
         h.advance(ms: 10)
-        XCTAssertEqual(h.position, 960_000)
+        XCTAssertEqual(h.position, truth + 10_000)
+    }
+
+    func testAJumpIsTakenAtOnce() {
+        var h = playing()
+        h.advance(ms: 1000)
+        h.event(.position(h.token, 5_000_000))
+        XCTAssertEqual(h.playbackEffects, [.seeked(5_000_000)])
     }
 
     func testBufferingHoldsTheAnchorAndResumingAnnouncesIt() {
         var h = playing()
-        h.advance(ms: 1000)
+        h.advance(ms: 960)
         h.event(.buffering(h.token, true))
         XCTAssertEqual(h.engine.state, .buffering(h.token))
         XCTAssertEqual(h.status, "Playing")
@@ -79,8 +96,9 @@ final class EngineSeekTests: XCTestCase {
         XCTAssertEqual(h.position, 1_000_000)
         h.event(.buffering(h.token, false))
         XCTAssertEqual(h.playbackEffects, [.seeked(1_000_000)])
+        h.hear(from: 1_000_000)
         h.advance(ms: 100)
-        XCTAssertEqual(h.position, 1_100_000)
+        XCTAssertEqual(h.position, 1_140_000)
     }
 
     func testPreviousRestartsAfterThreeSecondsAndGoesBackBefore() {
@@ -90,6 +108,7 @@ final class EngineSeekTests: XCTestCase {
         h.finishLoad()
         h.advance(ms: 3500)
         h.command(.previous)
+        XCTAssertEqual(h.engine.queue.currentID, h.id(2))
         XCTAssertEqual(h.playbackEffects, [.seek(to: 0)], "more than 3 s in: restart")
         h.event(.restarted(h.token, position: 0))
         h.advance(ms: 1000)

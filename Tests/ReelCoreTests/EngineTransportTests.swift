@@ -24,7 +24,7 @@ final class EngineTransportTests: XCTestCase {
         XCTAssertEqual(h.status, "Playing", "a load meant to play reads Playing")
     }
 
-    func testLoadedThenRestartedStartsTheAnchorAndAnnouncesTheStart() {
+    func testLoadedThenRestartedAnnouncesTheStartAndRunsOnceTheAudioIsHeard() {
         var h = Harness(uris: uris, play: true)
         h.event(.loaded(h.token, TrackMetadata(title: "One", length: 5_000_000), seekable: true))
         XCTAssertEqual(h.engine.state, .playing(h.token))
@@ -33,24 +33,51 @@ final class EngineTransportTests: XCTestCase {
         h.advance(ms: 30)
         h.event(.restarted(h.token, position: 0))
         XCTAssertEqual(h.playbackEffects, [.seeked(0)])
-        h.advance(ms: 1500)
-        XCTAssertEqual(h.position, 1_500_000)
         XCTAssertTrue(h.engine.snapshot.canSeek)
+        h.advance(ms: 1300)
+        XCTAssertEqual(h.position, 0, "nothing heard yet: the position holds")
+        h.event(.position(h.token, 0))
+        h.advance(ms: 200)
+        h.event(.position(h.token, 100_000))
+        XCTAssertEqual(h.position, 0, "one sample that moved is not yet proof")
+        h.advance(ms: 50)
+        h.event(.position(h.token, 150_000))
+        XCTAssertEqual(h.playbackEffects, [.seeked(150_000)], "heard to start 100 ms ago; widgets are told")
+        h.advance(ms: 1000)
+        XCTAssertEqual(h.position, 1_150_000)
     }
 
     func testPauseFreezesThePositionWhereItTookEffect() {
         var h = Harness(uris: uris, play: true)
         h.finishLoad()
         h.advance(ms: 2000)
+        let paused = h.position
         h.command(.pause)
         XCTAssertEqual(h.playbackEffects, [.setPaused(true)])
         XCTAssertEqual(h.status, "Paused")
         h.advance(ms: 5000)
-        XCTAssertEqual(h.position, 2_000_000)
+        XCTAssertEqual(h.position, paused)
         h.command(.play)
         XCTAssertEqual(h.playbackEffects, [.setPaused(false)])
+        h.advance(ms: 30)
+        XCTAssertEqual(h.position, paused, "held until the audio is heard again")
+        h.hear(from: paused)
+        XCTAssertEqual(h.position, paused + Harness.heardAfter)
+        XCTAssertEqual(h.playbackEffects, [.seeked(paused + Harness.heardAfter)],
+                       "widgets ran from the resume, 30 ms too early: Seeked puts them right")
         h.advance(ms: 250)
-        XCTAssertEqual(h.position, 2_250_000)
+        XCTAssertEqual(h.position, paused + Harness.heardAfter + 250_000)
+    }
+
+    func testAResumeHeardAtOnceSendsNoExtraSeeked() {
+        var h = Harness(uris: uris, play: true)
+        h.finishLoad()
+        h.command(.pause)
+        let paused = h.position
+        h.command(.play)
+        h.hear(from: paused)
+        XCTAssertEqual(h.playbackEffects, [])
+        XCTAssertEqual(h.position, paused + Harness.heardAfter)
     }
 
     func testPlayPauseToggles() {
@@ -69,7 +96,7 @@ final class EngineTransportTests: XCTestCase {
         XCTAssertEqual(h.playbackEffects, [.setPaused(true)])
         h.finishLoad()
         XCTAssertEqual(h.engine.state, .paused(h.token))
-        XCTAssertFalse(h.engine.anchor.running)
+        XCTAssertFalse(h.engine.tracker.anchor.running)
     }
 
     func testStopUnloadsAndResetsThePosition() {
@@ -78,6 +105,7 @@ final class EngineTransportTests: XCTestCase {
         h.advance(ms: 4000)
         h.command(.stop)
         XCTAssertEqual(h.playbackEffects, [.unload])
+        XCTAssertNil(h.backend.queued, "nothing stays queued")
         XCTAssertEqual(h.status, "Stopped")
         XCTAssertEqual(h.position, 0)
         XCTAssertEqual(h.currentID, h.id(1), "stop keeps the current entry")
@@ -99,10 +127,11 @@ final class EngineTransportTests: XCTestCase {
         var h = Harness(uris: uris, play: true)
         h.finishLoad()
         h.advance(ms: 1000)
+        let before = h.position
         h.command(.setRate(2))
-        XCTAssertEqual(h.playbackEffects, [.setRate(2), .seeked(1_000_000)])
+        XCTAssertEqual(h.playbackEffects, [.setRate(2), .seeked(before)])
         h.advance(ms: 500)
-        XCTAssertEqual(h.position, 2_000_000)
+        XCTAssertEqual(h.position, before + 1_000_000)
         XCTAssertEqual(h.engine.snapshot.rate, 2)
     }
 

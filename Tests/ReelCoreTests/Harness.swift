@@ -1,10 +1,11 @@
 import ReelCore
 
-/// A fake backend: it remembers what the engine asked for, and produces the
-/// events a real backend would, for the load it is playing.
+/// A fake backend: it remembers what the engine asked for, as mpv's
+/// two-entry playlist (the playing load and the queued one).
 struct FakeBackend {
     var token: LoadToken?
     var uri: String?
+    var queued: (token: LoadToken, uri: String, start: MediaTime)?
     var paused = false
     var rate = 1.0
     var volume = 1.0
@@ -12,8 +13,10 @@ struct FakeBackend {
 
     mutating func apply(_ effect: Effect) {
         switch effect {
-        case .load(let t, let u, _, let p): token = t; uri = u; paused = p
-        case .unload: token = nil; uri = nil
+        case .load(let t, let u, _, let p): token = t; uri = u; paused = p; queued = nil
+        case .queueNext(let t, let u, let s): queued = (t, u, s)
+        case .unqueueNext: queued = nil
+        case .unload: token = nil; uri = nil; queued = nil
         case .setPaused(let p): paused = p
         case .seek(let target): seeks.append(target)
         case .setRate(let r): rate = r
@@ -25,6 +28,9 @@ struct FakeBackend {
 
 /// Drives an engine with a fake backend and a fake clock, recording effects.
 struct Harness {
+    /// How long after a (re)start the fake backend's samples show the audio
+    /// running: two samples, 20 ms apart.
+    static let heardAfter: MonotonicTime = 40_000
     var engine = Engine(seed: 42)
     var backend = FakeBackend()
     /// The fake monotonic clock, in µs.
@@ -59,12 +65,43 @@ struct Harness {
 
     mutating func advance(ms: Int64) { now += ms * 1000 }
 
-    /// The backend finishes loading the current entry and starts it.
+    /// Lets time pass and delivers what is due at the end of it.
+    mutating func tick(ms: Int64) {
+        advance(ms: ms)
+        record(engine.tick(now: now))
+    }
+
+    /// The backend finishes loading the current entry and starts it; its
+    /// samples then show the audio running (`heardAfter` later).
     mutating func finishLoad(length: MediaTime = 10_000_000, title: String? = nil, seekable: Bool = true,
                              at position: MediaTime = 0) {
         let token = backend.token!
         event(.loaded(token, TrackMetadata(title: title, length: length), seekable: seekable))
         event(.restarted(token, position: position))
+        hear(from: position)
+    }
+
+    /// Samples of a position that runs from `position` since the restart
+    /// (`heardAfter` ago, when this returns).
+    mutating func hear(from position: MediaTime) {
+        for step in 1...2 {
+            advance(ms: 20)
+            event(.position(token, position + MediaTime(step) * 20_000))
+        }
+    }
+
+    /// The backend reaches the end of the current entry and goes on to the
+    /// queued one by itself, with `tail` of the old one still buffered.
+    mutating func playIntoQueued(tail: MediaTime = 300_000, length: MediaTime = 10_000_000, title: String? = nil) {
+        let ended = backend.token!
+        guard let queued = backend.queued else { return event(.endOfFile(ended)) }
+        event(.endOfFile(ended))
+        backend.token = queued.token
+        backend.uri = queued.uri
+        backend.queued = nil
+        event(.started(queued.token))
+        event(.loaded(queued.token, TrackMetadata(title: title, length: length), seekable: true))
+        event(.restarted(queued.token, position: queued.start - tail))
     }
 
     var token: LoadToken { backend.token! }
@@ -73,13 +110,18 @@ struct Harness {
         for case .load(let t, let u, let s, let p) in effects { return (t, u, s, p) }
         return nil
     }
-    /// The last effects without the persistence ones, for tests about playback.
+    /// The last effects without the persistence ones and the queueing, for tests about playback.
     var playbackEffects: [Effect] {
-        effects.filter { if case .savePosition = $0 { false } else if case .finished = $0 { false } else { true } }
+        effects.filter {
+            switch $0 {
+            case .savePosition, .finished, .queueNext, .unqueueNext: false
+            default: true
+            }
+        }
     }
     var status: String { engine.snapshot.status }
     var currentID: EntryID? { engine.queue.currentID }
-    var position: MediaTime { engine.anchor.position(at: now) }
+    var position: MediaTime { engine.position(at: now) }
     var seekedPositions: [MediaTime] {
         effects.compactMap { if case .seeked(let p) = $0 { p } else { nil } }
     }

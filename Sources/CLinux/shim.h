@@ -1,0 +1,2 @@
+// Linux interfaces that Swift's Glibc module leaves out.
+#include <sys/timerfd.h>

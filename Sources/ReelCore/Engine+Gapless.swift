@@ -1,0 +1,149 @@
+/// Gapless playback: the backend holds the current entry and the next one in
+/// play order, so that it goes from one to the other with its audio output
+/// open. The queue stays here; the backend's playlist is a two-entry window
+/// onto it, and the engine takes the backend starting the queued entry as the
+/// track change, once that entry is heard.
+
+/// The entry queued in the backend after the current one.
+public struct QueuedNext: Equatable, Sendable {
+    public let token: LoadToken
+    /// Where it starts (its resume point).
+    public let start: MediaTime
+}
+
+/// A queued entry that the backend has started while the end of the current
+/// one is still playing from its audio buffer.
+public struct Incoming: Equatable, Sendable {
+    public let token: LoadToken
+    public let start: MediaTime
+    public var seekable = false
+    /// Its position as the backend reports it: before `start` (negative, from
+    /// 0) by as much of the previous entry as is still to be heard.
+    public var anchor: PositionAnchor?
+
+    /// When it becomes audible, once its position is known.
+    public var audibleAt: MonotonicTime? {
+        guard let anchor, anchor.running else { return nil }
+        guard anchor.position < start else { return anchor.at }
+        return anchor.at + MonotonicTime((Double(start - anchor.position) / anchor.rate).rounded(.up))
+    }
+}
+
+/// What the queued entry was chosen from.
+struct QueuedFrom: Equatable {
+    let base: LoadToken
+    let loop: LoopStatus
+    let revision: UInt64
+    let failedAhead: Set<EntryID>
+}
+
+extension Engine {
+    /// The entry the backend is playing: the incoming one once it has started.
+    var backendLoad: LoadToken? { incoming?.token ?? state.token }
+
+    /// Keeps the queued entry equal to the next in play order after the
+    /// backend's entry. Cheap when nothing it depends on changed.
+    mutating func syncQueuedNext() -> [Effect] {
+        // Between the end of the current entry and the start of the queued
+        // one, the backend is already committed to it.
+        if currentEnded && incoming == nil { return [] }
+        guard let base = backendLoad else {
+            queuedFrom = nil
+            guard queuedNext != nil else { return [] }
+            queuedNext = nil
+            return [.unqueueNext]
+        }
+        let from = QueuedFrom(base: base, loop: settings.loop, revision: queue.revision, failedAhead: failedAhead)
+        if from == queuedFrom { return [] }
+        queuedFrom = from
+        let desired = nextToQueue(after: base.entry)
+        if desired == queuedNext?.token.entry { return [] }
+        guard let desired, let entry = queue[desired] else {
+            queuedNext = nil
+            return [.unqueueNext]
+        }
+        loadSerial += 1
+        let token = LoadToken(entry: desired, serial: loadSerial)
+        let start = Engine.resumePoint(entry).start
+        queuedNext = QueuedNext(token: token, start: start)
+        return [.queueNext(token, uri: entry.uri, start: start)]
+    }
+
+    /// The next entry in play order that has not just failed; the same entry with Loop Track.
+    private func nextToQueue(after base: EntryID) -> EntryID? {
+        if settings.loop == .track { return failedAhead.contains(base) ? nil : base }
+        var candidate = base
+        for _ in 0..<max(failedAhead.count + 1, 1) {
+            guard let next = queue.entry(after: candidate, wrap: settings.loop == .playlist) else { return nil }
+            if !failedAhead.contains(next) { return next }
+            candidate = next
+        }
+        return nil
+    }
+
+    /// The backend started a queued entry: it becomes current when it is heard.
+    mutating func backendStarted(_ token: LoadToken, now: MonotonicTime) -> [Effect] {
+        guard let current = state.token, token != current, token != incoming?.token else { return [] }
+        guard queue[token.entry] != nil else {
+            // It was taken out of the queue meanwhile: play what the queue says instead.
+            return entryEnded(current.entry, play: state.wantsToPlay, now: now)
+        }
+        let start = queuedNext?.token == token ? queuedNext!.start : 0
+        if queuedNext?.token == token { queuedNext = nil }
+        currentEnded = true
+        incoming = Incoming(token: token, start: start)
+        return []
+    }
+
+    /// The incoming entry's first position: from it, when it will be heard.
+    mutating func incomingRestarted(at position: MediaTime, now: MonotonicTime) -> [Effect] {
+        incoming?.anchor = PositionAnchor(position: position, at: now, rate: settings.rate, running: state.wantsToPlay)
+        guard let due = deadline, due <= now else { return [] }
+        return completeSwitch(now: now, cutTail: false)
+    }
+
+    /// A sample of the incoming entry's position (still before its start).
+    mutating func incomingPosition(_ sample: MediaTime, now: MonotonicTime) {
+        guard let anchor = incoming?.anchor, anchor.running,
+              abs(sample - anchor.position(at: now)) > Engine.driftTolerance else { return }
+        incoming?.anchor = PositionAnchor(position: sample, at: now, rate: anchor.rate, running: true)
+    }
+
+    /// Makes the incoming entry current: when it is heard, or at once when the
+    /// user acts (then `cutTail` drops the rest of the previous entry).
+    mutating func completeSwitch(now: MonotonicTime, cutTail: Bool) -> [Effect] {
+        guard let arriving = incoming else { return [] }
+        incoming = nil
+        switchedFrom = state.token
+        currentEnded = false
+        failedAhead = []
+        failuresInARow = 0
+        seekInFlight = false
+        loadPending = false
+        let play = state.wantsToPlay
+        state = play ? .playing(arriving.token) : .paused(arriving.token)
+        seekable = arriving.seekable
+        queue.setCurrent(arriving.token.entry)
+        lastSave = now
+        var effects: [Effect] = []
+        if let entry = queue[arriving.token.entry], Engine.resumePoint(entry).finished {
+            queue.update(entry.id) { $0.resumeAt = 0 }
+            effects.append(.finished(entry.id))
+        }
+        if cutTail && arriving.seekable {
+            tracker.hold(at: arriving.start, now: now)
+            seekInFlight = true
+            announce(now: now)
+            return effects + [.seek(to: arriving.start)]
+        }
+        if play, let anchor = arriving.anchor, anchor.running, anchor.position(at: now) >= arriving.start {
+            tracker.run(anchor)   // heard now, as predicted
+        } else if play {
+            tracker.runWhenHeard(from: arriving.start, now: now)
+        } else {
+            tracker.hold(at: arriving.start, now: now)
+        }
+        announce(now: now)
+        return effects + [.seeked(announced.position)]
+    }
+}

@@ -1,0 +1,116 @@
+/// The best estimate of the position that is heard, built from the backend's
+/// position samples (mpv's `time-pos`).
+///
+/// On a real sound server the samples do two things that a silent output
+/// never shows. When playback starts (after a load, a seek, a resume or a
+/// stall) they sit still, or even wander, while the audio stream opens:
+/// 0.1 s for about 1.5 s on PulseAudio. And in steady playback they jitter
+/// by a few ms. So the estimate holds until two consecutive samples agree on
+/// when the audio started, and while running it moves only for a departure
+/// that persists over several samples.
+public struct PositionTracker: Equatable, Sendable {
+    /// The estimate: held, or running from the moment the audio was heard to start.
+    public private(set) var anchor: PositionAnchor
+    /// The position should run, but the audio has not been heard to start yet.
+    public private(set) var awaitingAudio = false
+    /// While awaiting audio: the start time implied by the last sample that moved.
+    private var impliedStart: MonotonicTime?
+    /// While running: how far the last samples were from the estimate.
+    private var departures: [MediaTime] = []
+
+    /// A departure beyond this, persisting over `persistence` samples, moves the estimate.
+    public static let tolerance: MediaTime = 8_000
+    public static let persistence = 3
+    /// A departure this large is a real skip, not jitter: it moves the estimate at once.
+    public static let jump: MediaTime = 500_000
+    /// Two samples agree on the start of the audio when their implied start times are this close.
+    public static let startAgreement: MonotonicTime = 3_000
+    /// A sample must have moved this far past the held position to count as motion.
+    static let minimumMotion: MediaTime = 1_000
+
+    public init(position: MediaTime = 0, at now: MonotonicTime = 0, rate: Double = 1) {
+        anchor = PositionAnchor(position: position, at: now, rate: rate, running: false)
+    }
+
+    public func position(at now: MonotonicTime) -> MediaTime { anchor.position(at: now) }
+
+    /// Holds at `position`: loading, paused, stopped.
+    public mutating func hold(at position: MediaTime, now: MonotonicTime) {
+        anchor = PositionAnchor(position: position, at: now, rate: anchor.rate, running: false)
+        reset(awaiting: false)
+    }
+
+    /// Holds where it is now: a pause or a stall.
+    public mutating func freeze(now: MonotonicTime) {
+        hold(at: anchor.position(at: now), now: now)
+    }
+
+    /// Holds at `position` until the samples show that the audio runs.
+    public mutating func runWhenHeard(from position: MediaTime, now: MonotonicTime) {
+        anchor = PositionAnchor(position: position, at: now, rate: anchor.rate, running: false)
+        reset(awaiting: true)
+    }
+
+    /// Runs from a known anchor (a predicted gapless start).
+    public mutating func run(_ known: PositionAnchor) {
+        anchor = known
+        reset(awaiting: false)
+    }
+
+    /// A new rate from `now` on.
+    public mutating func setRate(_ rate: Double, now: MonotonicTime) {
+        anchor = anchor.rebased(at: now, rate: rate)
+        departures.removeAll()
+        impliedStart = nil
+    }
+
+    /// Takes a sample of the backend's position. Returns true when the
+    /// estimate changed: the audio was heard to start, or it departed.
+    public mutating func observe(_ sample: MediaTime, at now: MonotonicTime) -> Bool {
+        if awaitingAudio { return observeStart(sample, at: now) }
+        guard anchor.running else {
+            // A held position does not move, so one reading is exact.
+            guard abs(sample - anchor.position) > Self.tolerance else { return false }
+            anchor = PositionAnchor(position: sample, at: now, rate: anchor.rate, running: false)
+            return true
+        }
+        let departure = sample - anchor.position(at: now)
+        if abs(departure) > Self.jump {
+            anchor = PositionAnchor(position: sample, at: now, rate: anchor.rate, running: true)
+            departures.removeAll()
+            return true
+        }
+        departures.append(departure)
+        if departures.count > Self.persistence { departures.removeFirst() }
+        guard departures.count == Self.persistence,
+              departures.allSatisfy({ $0 > Self.tolerance }) || departures.allSatisfy({ $0 < -Self.tolerance }) else {
+            return false
+        }
+        let median = departures.sorted()[Self.persistence / 2]
+        anchor = PositionAnchor(position: anchor.position(at: now) + median, at: now, rate: anchor.rate, running: true)
+        departures.removeAll()
+        return true
+    }
+
+    private mutating func observeStart(_ sample: MediaTime, at now: MonotonicTime) -> Bool {
+        let moved = sample - anchor.position
+        guard moved >= Self.minimumMotion else {
+            impliedStart = nil   // still, or back where it was: not started
+            return false
+        }
+        let implied = now - MonotonicTime((Double(moved) / anchor.rate).rounded())
+        guard let previous = impliedStart, abs(implied - previous) <= Self.startAgreement else {
+            impliedStart = implied
+            return false
+        }
+        anchor = PositionAnchor(position: anchor.position, at: min(implied, now), rate: anchor.rate, running: true)
+        reset(awaiting: false)
+        return true
+    }
+
+    private mutating func reset(awaiting: Bool) {
+        awaitingAudio = awaiting
+        impliedStart = nil
+        departures.removeAll()
+    }
+}

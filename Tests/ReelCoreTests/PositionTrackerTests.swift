@@ -1,0 +1,78 @@
+import XCTest
+@testable import ReelCore
+
+/// The tracker against sample sequences recorded from mpv on real sound servers.
+final class PositionTrackerTests: XCTestCase {
+    /// (ms since the restart, time-pos in ms) as mpv reported them on PulseAudio
+    /// at a first start: a stray 15 ms, then 0.1 s for 1.4 s, then the audio.
+    let pulseFirstStart: [(Double, Double)] = [
+        (15.3, 15.1), (248.5, 100.0), (1472.1, 15.6), (1522.4, 65.9), (1593.7, 137.2), (1654.1, 197.6),
+    ]
+
+    func ms(_ value: Double) -> Int64 { Int64((value * 1000).rounded()) }
+
+    func testAtAStartThePositionHoldsUntilTwoSamplesAgreeOnWhenTheAudioStarted() {
+        var tracker = PositionTracker()
+        tracker.runWhenHeard(from: 0, now: 0)
+        var startedAt: Double?
+        for (t, sample) in pulseFirstStart {
+            XCTAssertEqual(tracker.position(at: ms(t)), 0, "held at \(t) ms: nothing heard yet")
+            if tracker.observe(ms(sample), at: ms(t)) { startedAt = t; break }
+        }
+        XCTAssertEqual(startedAt, 1522.4, "the first two samples that agree")
+        XCTAssertFalse(tracker.awaitingAudio)
+        // The audio started 1456.5 ms after the restart; the estimate runs from there.
+        XCTAssertEqual(tracker.position(at: ms(1654.1)), ms(197.6), accuracy: 200)
+    }
+
+    func testHeldPositionNeverRunsAheadOfWhatIsHeard() {
+        var tracker = PositionTracker()
+        tracker.runWhenHeard(from: 0, now: 0)
+        var last: Int64 = 0
+        for (t, sample) in pulseFirstStart {
+            _ = tracker.observe(ms(sample), at: ms(t))
+            let estimate = tracker.position(at: ms(t))
+            XCTAssertLessThanOrEqual(estimate, ms(sample) + 1_000, "at \(t) ms")
+            XCTAssertGreaterThanOrEqual(estimate, last, "never backwards")
+            last = estimate
+        }
+    }
+
+    func testSteadyJitterMovesNothingAndAStallDoes() {
+        var tracker = PositionTracker()
+        tracker.run(PositionAnchor(position: 0, at: 0, rate: 1, running: true))
+        var changes = 0
+        // 30 s of samples every 50 ms with ±15 ms of jitter, never three beyond 8 ms on one side.
+        let pattern: [Int64] = [3_000, -15_000, 12_000, -2_000, 15_000, -9_000, 0, 9_000, -14_000, 5_000]
+        for i in 1...600 {
+            let t = Int64(i) * 50_000
+            if tracker.observe(t + pattern[i % pattern.count], at: t) { changes += 1 }
+        }
+        XCTAssertEqual(changes, 0)
+        // The audio stops for 200 ms: every sample from then on is 200 ms behind.
+        var moved = 0
+        for i in 601...610 {
+            let t = Int64(i) * 50_000
+            if tracker.observe(t - 200_000, at: t) { moved += 1 }
+        }
+        XCTAssertEqual(moved, 1)
+        XCTAssertEqual(tracker.position(at: 610 * 50_000), 610 * 50_000 - 200_000)
+    }
+
+    func testRateScalesTheImpliedStart() {
+        var tracker = PositionTracker(rate: 2)
+        tracker.runWhenHeard(from: 10_000_000, now: 0)
+        XCTAssertFalse(tracker.observe(10_040_000, at: 50_000))   // started at 30 ms
+        XCTAssertTrue(tracker.observe(10_140_000, at: 100_000))
+        XCTAssertEqual(tracker.anchor.at, 30_000)
+        XCTAssertEqual(tracker.position(at: 130_000), 10_200_000)
+    }
+
+    func testAHeldPositionTakesOneReading() {
+        var tracker = PositionTracker()
+        tracker.hold(at: 5_000_000, now: 0)
+        XCTAssertFalse(tracker.observe(5_004_000, at: 10))
+        XCTAssertTrue(tracker.observe(4_900_000, at: 20))
+        XCTAssertEqual(tracker.position(at: 1_000_000), 4_900_000)
+    }
+}
