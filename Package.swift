@@ -24,7 +24,7 @@ let package = Package(
         .executableTarget(name: "reeld", dependencies: ["ReelCore", "ReelDBus", "ReelMPRIS", "ReelMPV", "ReelLibrary", "CLinux"]),
         .target(name: "ReelCLI", dependencies: ["ReelDBus"]),
         .executableTarget(name: "reel", dependencies: ["ReelCLI"]),
-        .target(name: "ReelHarness"),
+        .target(name: "ReelHarness", dependencies: ["ReelCore"]),
         .executableTarget(name: "reel-bench", dependencies: ["ReelDBus", "ReelMPRIS", "ReelHarness", "ReelLibrary"]),
         .testTarget(name: "ReelCoreTests", dependencies: ["ReelCore"]),
         .testTarget(name: "ReelDBusTests", dependencies: ["ReelDBus"]),

@@ -240,7 +240,7 @@ extension Engine {
         guard rate != settings.rate else { return .success([]) }
         settings.rate = rate
         tracker.setRate(rate, now: now)
-        if let anchor = incoming?.anchor { incoming?.anchor = anchor.rebased(at: now, rate: rate) }
+        incoming?.tracker?.setRate(rate, now: now)
         announce(now: now)
         // playerctl ignores Rate; a Seeked makes it re-read the position.
         return .success([.setRate(rate), .seeked(announced.position)])

@@ -18,12 +18,13 @@ public struct Incoming: Equatable, Sendable {
     public let start: MediaTime
     public var seekable = false
     /// Its position as the backend reports it: before `start` (negative, from
-    /// 0) by as much of the previous entry as is still to be heard.
-    public var anchor: PositionAnchor?
+    /// 0) by as much of the previous entry as is still to be heard. Nil until
+    /// the backend has restarted it.
+    public var tracker: PositionTracker?
 
     /// When it becomes audible, once its position is known.
     public var audibleAt: MonotonicTime? {
-        guard let anchor, anchor.running else { return nil }
+        guard let anchor = tracker?.anchor, anchor.running else { return nil }
         guard anchor.position < start else { return anchor.at }
         return anchor.at + MonotonicTime((Double(start - anchor.position) / anchor.rate).rounded(.up))
     }
@@ -97,16 +98,19 @@ extension Engine {
 
     /// The incoming entry's first position: from it, when it will be heard.
     mutating func incomingRestarted(at position: MediaTime, now: MonotonicTime) -> [Effect] {
-        incoming?.anchor = PositionAnchor(position: position, at: now, rate: settings.rate, running: state.wantsToPlay)
+        var tracker = PositionTracker(position: position, at: now, rate: settings.rate)
+        // The previous entry is playing, so this one's position runs from here.
+        if state.wantsToPlay { tracker.run(PositionAnchor(position: position, at: now, rate: settings.rate, running: true)) }
+        incoming?.tracker = tracker
         guard let due = deadline, due <= now else { return [] }
         return completeSwitch(now: now, cutTail: false)
     }
 
-    /// A sample of the incoming entry's position (still before its start).
+    /// A sample of the incoming entry's position (still before its start):
+    /// a persistent departure moves the moment it will be heard. A single
+    /// stray sample (mpv's time-pos reads 0 as a file opens) does not.
     mutating func incomingPosition(_ sample: MediaTime, now: MonotonicTime) {
-        guard let anchor = incoming?.anchor, anchor.running,
-              abs(sample - anchor.position(at: now)) > Engine.driftTolerance else { return }
-        incoming?.anchor = PositionAnchor(position: sample, at: now, rate: anchor.rate, running: true)
+        _ = incoming?.tracker?.observe(sample, at: now)
     }
 
     /// Makes the incoming entry current: when it is heard, or at once when the
@@ -136,7 +140,7 @@ extension Engine {
             announce(now: now)
             return effects + [.seek(to: arriving.start)]
         }
-        if play, let anchor = arriving.anchor, anchor.running, anchor.position(at: now) >= arriving.start {
+        if play, let anchor = arriving.tracker?.anchor, anchor.running, anchor.position(at: now) >= arriving.start {
             tracker.run(anchor)   // heard now, as predicted
         } else if play {
             tracker.runWhenHeard(from: arriving.start, now: now)

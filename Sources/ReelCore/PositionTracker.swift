@@ -68,12 +68,9 @@ public struct PositionTracker: Equatable, Sendable {
     /// estimate changed: the audio was heard to start, or it departed.
     public mutating func observe(_ sample: MediaTime, at now: MonotonicTime) -> Bool {
         if awaitingAudio { return observeStart(sample, at: now) }
-        guard anchor.running else {
-            // A held position does not move, so one reading is exact.
-            guard abs(sample - anchor.position) > Self.tolerance else { return false }
-            anchor = PositionAnchor(position: sample, at: now, rate: anchor.rate, running: false)
-            return true
-        }
+        // A held position was set by what happened (a pause, a landing); a
+        // sample then is stale at best (mpv reads 0 as a file opens).
+        guard anchor.running else { return false }
         let departure = sample - anchor.position(at: now)
         if abs(departure) > Self.jump {
             anchor = PositionAnchor(position: sample, at: now, rate: anchor.rate, running: true)

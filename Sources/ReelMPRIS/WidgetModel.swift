@@ -2,13 +2,6 @@ import Foundation
 import ReelCore
 import ReelDBus
 
-/// CLOCK_MONOTONIC in µs.
-public func monotonicNow() -> MonotonicTime {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return MonotonicTime(ts.tv_sec) * 1_000_000 + MonotonicTime(ts.tv_nsec) / 1_000
-}
-
 /// What a lock-screen widget knows of the position: it listens to
 /// PropertiesChanged and Seeked and extrapolates between them, never polling.
 /// With `usesRate` false it behaves like playerctl, which ignores Rate.

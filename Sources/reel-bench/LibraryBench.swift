@@ -1,4 +1,5 @@
 import Foundation
+import ReelCore
 import ReelDBus
 import ReelHarness
 import ReelLibrary

@@ -38,19 +38,12 @@ final class StallTests: DaemonTestCase {
             throw TestFailure("slow server did not start")
         }
         try startDaemon()
-        var widget = WidgetModel()
-        widget.reset(properties: try client.getAllProperties(Self.name, MPRIS.objectPath, MPRIS.player), at: monotonicNow())
-        let mark = timeline.count
+        try startWidget()
         try player("OpenUri", [.string("http://127.0.0.1:\(port)/tone1.ogg")])
         try waitForStart()
         // The stall ends with a Seeked that re-anchors the widget to the real position.
         XCTAssertNotNil(waitForSignal(timeout: 15) { $0.member == "Seeked" }, "no Seeked after the stall")
-        listen(for: 0.3)
-        for (message, at) in timeline[mark...] { widget.apply(message, at: at) }
-        let t0 = monotonicNow()
-        let truth = try position()
-        let drift = abs(widget.estimate(at: (t0 + monotonicNow()) / 2) - truth)
-        XCTAssertLessThanOrEqual(drift, 20_000, "widget off by \(drift) µs after the stall")
+        try assertInSync(after: "the stall")
         XCTAssertTrue(daemon!.text.isEmpty || !daemon!.text.contains("cannot play"), daemon!.text)
     }
 }

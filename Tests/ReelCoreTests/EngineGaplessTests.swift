@@ -52,9 +52,21 @@ final class EngineGaplessTests: XCTestCase {
     func testSamplesBeforeTheStartRefineWhenItIsHeard() {
         var h = playing()
         h.playIntoQueued(tail: 300_000)
-        h.advance(ms: 100)
-        h.event(.position(h.token, -180_000))   // 20 ms later than predicted
-        XCTAssertEqual(h.engine.deadline, h.now + 180_000)
+        for _ in 1...3 {   // each 20 ms later than predicted
+            h.advance(ms: 50)
+            h.event(.position(h.token, h.engine.incoming!.tracker!.position(at: h.now) - 20_000))
+        }
+        XCTAssertEqual(h.engine.deadline, h.now + 170_000)
+    }
+
+    func testAStrayZeroAsTheFileOpensDoesNotMoveTheSwitch() {
+        var h = playing()
+        h.playIntoQueued(tail: 200_000)
+        h.event(.position(h.token, 0))   // mpv resets time-pos as a file opens, sometimes just after its restart
+        h.tick(ms: 1)
+        XCTAssertEqual(h.currentID, h.id(1), "still the end of entry 1")
+        h.tick(ms: 199)
+        XCTAssertEqual(h.currentID, h.id(2))
     }
 
     func testPauseDuringTheTailMakesTheQueuedEntryCurrentAndHeldAtItsStart() {

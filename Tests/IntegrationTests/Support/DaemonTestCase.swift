@@ -1,4 +1,5 @@
 import Foundation
+import ReelCore
 import ReelHarness
 import ReelDBus
 import ReelMPRIS
@@ -17,6 +18,9 @@ class DaemonTestCase: XCTestCase {
     private var inbox: [(message: Message, at: Int64)] = []
     /// Every signal received, consumed or not, for replaying into a widget model.
     private(set) var timeline: [(message: Message, at: Int64)] = []
+    /// A widget fed from `timeline` (see Widget.swift).
+    var widget = WidgetModel()
+    var widgetApplied = 0
 
     override func setUpWithError() throws {
         bus = try PrivateBus()
@@ -37,9 +41,9 @@ class DaemonTestCase: XCTestCase {
 
     /// Starts reeld and waits until it owns its name.
     @discardableResult
-    func startDaemon(_ files: [URL] = [], _ extra: [String] = []) throws -> ChildProcess {
+    func startDaemon(_ files: [URL] = [], _ extra: [String] = [], environment: [String: String] = [:]) throws -> ChildProcess {
         let child = try ChildProcess(Binaries.reeld, ["--ao", "null"] + extra + files.map(\.path),
-                                     busAddress: bus.address, home: home)
+                                     busAddress: bus.address, home: home, environment: environment)
         daemon = child
         let owned = waitForSignal(timeout: 20) {
             $0.member == "NameOwnerChanged" && $0.arguments.first?.string == Self.name && $0.arguments.last?.string != ""

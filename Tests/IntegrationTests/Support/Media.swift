@@ -16,6 +16,10 @@ struct Media: Sendable {
     let embeddedArt: URL
     /// Two 60-second tones, long enough for resume (which ignores the last 10 s).
     let long: [URL]
+    /// Per format ("flac", "ogg"): three 1.5 s tones of one format (48 kHz
+    /// stereo) at 300, 600 and 900 Hz, titled "Gapless 1" … "Gapless 3".
+    let gapless: [String: [URL]]
+    static let gaplessFrequencies = [300.0, 600.0, 900.0]
 
     static let shared: Media = {
         do { return try generate() } catch { fatalError("cannot generate test media: \(error)") }
@@ -46,8 +50,18 @@ struct Media: Sendable {
             try Tones.make(url, frequency: 700 + 100 * i, seconds: 60, tags: ["title": "Long \(i)", "artist": "Reel Test"])
             return url
         }
+        var gapless: [String: [URL]] = [:]
+        for format in ["flac", "ogg"] {
+            gapless[format] = try gaplessFrequencies.enumerated().map { i, hz in
+                let url = dir.appendingPathComponent("gapless\(i + 1).\(format)")
+                try Tones.ffmpeg(["-f", "lavfi", "-i", "sine=frequency=\(Int(hz)):duration=1.5:sample_rate=48000",
+                                  "-ac", "2", "-metadata", "title=Gapless \(i + 1)"]
+                                 + (format == "ogg" ? ["-c:a", "libvorbis"] : []) + [url.path])
+                return url
+            }
+        }
         return Media(dir: dir, tones: tones, withCover: withCover, cover: cover, broken: broken,
-                     embeddedArt: embeddedArt, long: long)
+                     embeddedArt: embeddedArt, long: long, gapless: gapless)
     }
 }
 

@@ -1,0 +1,153 @@
+import Foundation
+import ReelCore
+
+/// What a sound server's monitor heard: mono 16-bit samples, each mapped
+/// to the monotonic clock, with the questions the tests ask of it.
+public final class Recording: @unchecked Sendable {
+    public static let rate = 48_000
+    /// A 1 ms window is sound when its peak exceeds this (test tones peak near 4,000).
+    public static let threshold: Int16 = 300
+
+    private let process = Process()
+    private let lock = NSLock()
+    private var data = Data()
+    /// (arrival time, bytes received so far) for every chunk read.
+    private var arrivals: [(MonotonicTime, Int)] = []
+    private var reader: Thread?
+    private let finished = DispatchSemaphore(value: 0)
+    private var samples: [Int16] = []
+    /// The monotonic time of sample 0.
+    private var origin: MonotonicTime = 0
+
+    init(_ tool: String, _ args: [String], environment: [String: String]) throws {
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = args
+        process.environment = environment
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let handle = pipe.fileHandleForReading
+        let thread = Thread { [self] in
+            while true {
+                let chunk = handle.availableData
+                let now = monotonicNow()
+                if chunk.isEmpty { break }
+                lock.lock()
+                data.append(chunk)
+                arrivals.append((now, data.count))
+                lock.unlock()
+            }
+            finished.signal()
+        }
+        reader = thread
+        thread.start()
+    }
+
+    deinit {
+        if process.isRunning { process.terminate() }
+    }
+
+    /// Waits until the recorder delivers data (it takes a moment to connect).
+    public func waitUntilRunning(timeout: Double = 10) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while bytesReceived == 0 {
+            if Date() > deadline || !process.isRunning { throw HarnessError("the recorder did not start") }
+            usleep(10_000)
+        }
+    }
+
+    private var bytesReceived: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return data.count
+    }
+
+    /// Stops recording and maps the samples to the clock. Sample n of a chunk
+    /// that arrived at t was heard no later than t; the earliest such bound
+    /// over all chunks places sample 0 (to within a few ms).
+    public func stop() {
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        _ = finished.wait(timeout: .now() + 5)
+        lock.lock()
+        defer { lock.unlock() }
+        samples = data.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+        let perSample = 1_000_000.0 / Double(Recording.rate)
+        origin = arrivals.map { $0.0 - MonotonicTime(Double($0.1 / 2) * perSample) }.min() ?? 0
+    }
+
+    // MARK: Questions
+
+    public var duration: MonotonicTime { time(ofSample: samples.count) - origin }
+
+    public func time(ofSample n: Int) -> MonotonicTime {
+        origin + MonotonicTime(Double(n) * 1_000_000 / Double(Recording.rate))
+    }
+
+    private func sample(at time: MonotonicTime) -> Int {
+        min(max(Int(Double(time - origin) * Double(Recording.rate) / 1_000_000), 0), samples.count)
+    }
+
+    /// Stretches of sound, in 1 ms windows, as (start, end) clock times.
+    public func sounds(from: MonotonicTime? = nil, to: MonotonicTime? = nil) -> [(start: MonotonicTime, end: MonotonicTime)] {
+        let window = Recording.rate / 1000
+        let first = from.map(sample(at:)) ?? 0
+        let last = to.map(sample(at:)) ?? samples.count
+        var result: [(MonotonicTime, MonotonicTime)] = []
+        var start: Int?
+        var i = first
+        while i + window <= last {
+            let loud = samples[i..<i + window].contains { $0 > Recording.threshold || $0 < -Recording.threshold }
+            if loud, start == nil { start = i }
+            if !loud, let s = start {
+                result.append((time(ofSample: s), time(ofSample: i)))
+                start = nil
+            }
+            i += window
+        }
+        if let s = start { result.append((time(ofSample: s), time(ofSample: i))) }
+        return result
+    }
+
+    /// The silences between the first and the last sound, longest first, in µs.
+    public func gaps(from: MonotonicTime? = nil, to: MonotonicTime? = nil) -> [(at: MonotonicTime, length: MonotonicTime)] {
+        let parts = sounds(from: from, to: to)
+        return zip(parts, parts.dropFirst()).map { ($0.end, $1.start - $0.end) }.sorted { $0.length > $1.length }
+    }
+
+    /// The first sound at or after `time`.
+    public func firstSound(after time: MonotonicTime) -> MonotonicTime? {
+        sounds(from: time).first?.start
+    }
+
+    /// The RMS level between two times, in dB relative to full scale.
+    public func level(from: MonotonicTime, to: MonotonicTime) -> Double {
+        let range = sample(at: from)..<sample(at: to)
+        guard !range.isEmpty else { return -.infinity }
+        let power = samples[range].reduce(0.0) { $0 + Double($1) * Double($1) } / Double(range.count)
+        return 10 * log10(power / (32768.0 * 32768.0))
+    }
+
+    /// The dominant frequency around `time` (from zero crossings over 20 ms), in Hz.
+    public func frequency(at time: MonotonicTime) -> Double {
+        let start = sample(at: time - 10_000)
+        let end = sample(at: time + 10_000)
+        guard end > start + 1 else { return 0 }
+        var crossings = 0
+        for i in start + 1..<end where (samples[i - 1] < 0) != (samples[i] < 0) { crossings += 1 }
+        return Double(crossings) / 2 / (Double(end - start) / Double(Recording.rate))
+    }
+
+    /// When the frequency heard first comes within 10 % of `hz`, searching from `after` in 5 ms steps.
+    public func onset(of hz: Double, after: MonotonicTime) -> MonotonicTime? {
+        var t = after
+        let end = time(ofSample: samples.count)
+        while t < end {
+            if abs(frequency(at: t) - hz) < hz / 10 { return t - 10_000 }
+            t += 5_000
+        }
+        return nil
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+
+/// A private sound server with a null sink, in a runtime dir of its own:
+/// PipeWire with WirePlumber, or PulseAudio. It stops when released.
+public final class SoundServer: @unchecked Sendable {
+    public enum Kind: String, CaseIterable, Sendable {
+        case pipewire, pulse
+        /// mpv's audio output for it.
+        public var audioOutput: String { rawValue }
+        public var name: String { self == .pipewire ? "PipeWire" : "PulseAudio" }
+    }
+
+    public let kind: Kind
+    public let runtimeDir: URL
+    public let sink = "reelsink"
+    /// The server processes, started with posix_spawn: PulseAudio closes
+    /// every inherited fd at start-up, which Foundation's Process takes for an
+    /// exit and then blocks in waitpid, stalling every other Process.
+    private var processes: [pid_t] = []
+    /// WirePlumber wants a session bus; it gets one of its own.
+    private var bus: PrivateBus?
+
+    public init(_ kind: Kind) throws {
+        self.kind = kind
+        runtimeDir = FileManager.default.temporaryDirectory.appendingPathComponent("reel-sound-\(kind.rawValue)-\(UUID().uuidString.prefix(6))")
+        try FileManager.default.createDirectory(at: runtimeDir, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        do {
+            switch kind {
+            case .pulse: try startPulseAudio()
+            case .pipewire: try startPipeWire()
+            }
+        } catch {
+            stop()
+            throw error
+        }
+    }
+
+    deinit { stop() }
+
+    /// What a client needs in its environment to reach this server.
+    public var environment: [String: String] { ["XDG_RUNTIME_DIR": runtimeDir.path] }
+
+    public func stop() {
+        for pid in processes.reversed() {
+            kill(pid, SIGTERM)
+            var status: Int32 = 0
+            for _ in 0..<250 where waitpid(pid, &status, WNOHANG) == 0 { usleep(20_000) }
+            if waitpid(pid, &status, WNOHANG) == 0 {
+                kill(pid, SIGKILL)
+                waitpid(pid, &status, 0)
+            }
+        }
+        processes.removeAll()
+        bus = nil
+        try? FileManager.default.removeItem(at: runtimeDir)
+    }
+
+    private func startPulseAudio() throws {
+        try spawn("/usr/bin/pulseaudio", ["-n", "--daemonize=no", "--exit-idle-time=-1", "--disallow-exit",
+                                          "--load=module-null-sink sink_name=\(sink) rate=48000",
+                                          "--load=module-native-protocol-unix"])
+        try waitFor("the PulseAudio socket") { FileManager.default.fileExists(atPath: self.runtimeDir.path + "/pulse/native") }
+        try waitFor("the null sink") { (try? self.run("/usr/bin/pactl", ["list", "short", "sinks"]))?.contains(self.sink) == true }
+    }
+
+    private func startPipeWire() throws {
+        let bus = try PrivateBus()
+        self.bus = bus
+        let env = ["DBUS_SESSION_BUS_ADDRESS": bus.address]
+        try spawn("/usr/bin/pipewire", [], environment: env)
+        try waitFor("the PipeWire socket") { FileManager.default.fileExists(atPath: self.runtimeDir.path + "/pipewire-0") }
+        try spawn("/usr/bin/wireplumber", [], environment: env)
+        _ = try run("/usr/bin/pw-cli", ["create-node", "adapter",
+                                         "{ factory.name=support.null-audio-sink node.name=\(sink) media.class=Audio/Sink "
+                                         + "object.linger=1 audio.rate=48000 audio.position=[FL FR] }"])
+        try waitFor("WirePlumber to make the null sink the default") {
+            (try? self.run("/usr/bin/wpctl", ["inspect", "@DEFAULT_AUDIO_SINK@"]))?.contains("\"\(self.sink)\"") == true
+        }
+    }
+
+    private func spawn(_ path: String, _ args: [String], environment extra: [String: String] = [:]) throws {
+        let env = ProcessInfo.processInfo.environment.merging(environment.merging(extra) { _, b in b }) { _, b in b }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for fd: Int32 in 0...2 { posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0) }
+        var pid: pid_t = 0
+        let rc = withCStrings([path] + args) { argv in
+            withCStrings(env.map { "\($0)=\($1)" }) { envp in posix_spawn(&pid, path, &actions, nil, argv, envp) }
+        }
+        guard rc == 0 else { throw HarnessError("cannot start \(path) (is it installed?): \(String(cString: strerror(rc)))") }
+        processes.append(pid)
+    }
+
+    /// Runs a client tool of the server and returns its output.
+    @discardableResult
+    public func run(_ path: String, _ args: [String]) throws -> String {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: path)
+        p.arguments = args
+        p.environment = ProcessInfo.processInfo.environment.merging(environment) { _, b in b }
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        guard p.terminationStatus == 0 else { throw HarnessError("\(path) \(args) failed") }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    private func waitFor(_ what: String, timeout: Double = 15, _ ready: () -> Bool) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !ready() {
+            if Date() > deadline { throw HarnessError("\(kind.name) did not start: no \(what)") }
+            var status: Int32 = 0
+            if processes.contains(where: { waitpid($0, &status, WNOHANG) != 0 }) {
+                throw HarnessError("\(kind.name) did not start: a server process exited")
+            }
+            usleep(20_000)
+        }
+    }
+
+    /// Starts recording the null sink's monitor.
+    public func record() throws -> Recording {
+        let (tool, args): (String, [String]) = switch kind {
+        case .pulse: ("/usr/bin/parec", ["--raw", "--format=s16le", "--rate=\(Recording.rate)", "--channels=1",
+                                          "--latency-msec=5", "-d", "\(sink).monitor"])
+        case .pipewire: ("/usr/bin/pw-record", ["--target", sink, "--rate", "\(Recording.rate)", "--channels", "1",
+                                                 "--format", "s16", "--latency", "5ms", "-"])
+        }
+        return try Recording(tool, args, environment: ProcessInfo.processInfo.environment.merging(environment) { _, b in b })
+    }
+}
+
+/// Calls `body` with a NULL-terminated C array of the strings.
+func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> R) -> R {
+    let copies = strings.map { strdup($0) }
+    defer { copies.forEach { free($0) } }
+    return (copies + [nil]).withUnsafeBufferPointer { body($0.baseAddress!) }
+}

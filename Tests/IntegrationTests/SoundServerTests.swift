@@ -1,0 +1,128 @@
+import Foundation
+import ReelCore
+import ReelHarness
+import ReelMPRIS
+import XCTest
+
+/// reeld on the sound servers desktops run, PipeWire and PulseAudio, each
+/// private with a null sink whose monitor is recorded: what is heard.
+final class SoundServerTests: DaemonTestCase {
+    /// One server of each kind for the whole class: they take a second or two to start.
+    nonisolated(unsafe) private static var servers: [SoundServer.Kind: SoundServer] = [:]
+
+    override class func tearDown() {
+        for server in servers.values { server.stop() }
+        servers = [:]
+        super.tearDown()
+    }
+
+    private func server(_ kind: SoundServer.Kind) throws -> SoundServer {
+        if let running = Self.servers[kind] { return running }
+        let started = try SoundServer(kind)
+        Self.servers[kind] = started
+        return started
+    }
+
+    /// Starts reeld on `files` playing to the server, while recording it.
+    private func play(_ files: [URL], on kind: SoundServer.Kind) throws -> Recording {
+        let server = try server(kind)
+        let recording = try server.record()
+        try recording.waitUntilRunning()
+        try startDaemon(files, ["--ao", kind.audioOutput, "--fresh"], environment: server.environment)
+        return recording
+    }
+
+    /// Waits for Metadata to announce `title`; returns when it arrived.
+    private func titleChange(_ title: String, timeout: Double = 10) throws -> MonotonicTime {
+        while let (message, at) = waitForTimedSignal(timeout: timeout, where: {
+            $0.member == "PropertiesChanged" && $0.changedProperties?["Metadata"] != nil
+        }) {
+            if message.changedProperties?["Metadata"]?.dictionary?["xesam:title"]?.string == title { return at }
+        }
+        throw TestFailure("Metadata never announced \(title)")
+    }
+
+    // MARK: Gapless
+
+    func testConsecutiveFLACTracksHaveNoGapOnPipeWire() throws { try checkGapless("flac", on: .pipewire) }
+    func testConsecutiveFLACTracksHaveNoGapOnPulseAudio() throws { try checkGapless("flac", on: .pulse) }
+    func testConsecutiveVorbisTracksHaveNoGapOnPipeWire() throws { try checkGapless("ogg", on: .pipewire) }
+    func testConsecutiveVorbisTracksHaveNoGapOnPulseAudio() throws { try checkGapless("ogg", on: .pulse) }
+
+    /// Track 1 runs into track 2 by itself; Next during track 2 cuts to track 3.
+    /// Nowhere more than 10 ms of silence, and Metadata changes when the new
+    /// track is heard, not when the old one was fully decoded.
+    private func checkGapless(_ format: String, on kind: SoundServer.Kind) throws {
+        let files = try XCTUnwrap(media.gapless[format])
+        let recording = try play(files, on: kind)
+        let second = try titleChange("Gapless 2")
+        listen(for: 0.5)
+        try player("Next")
+        _ = try titleChange("Gapless 3")
+        try waitForStatus("Stopped")
+        recording.stop()
+
+        let longest = recording.gaps().first
+        XCTAssertLessThanOrEqual(longest?.length ?? 0, 10_000,
+                                 "\(longest?.length ?? 0) µs of silence on \(kind.name) with \(format)")
+        let heard = try XCTUnwrap(recording.sounds().first?.start, "nothing was heard")
+        let onset = try XCTUnwrap(recording.onset(of: Media.gaplessFrequencies[1], after: heard), "track 2 was not heard")
+        XCTAssertLessThanOrEqual(abs(second - onset), 100_000,
+                                 "Metadata changed \((second - onset) / 1000) ms from when track 2 was heard")
+    }
+
+    // MARK: Position
+
+    func testPositionIsWhatIsHeardAndSteadyOnPipeWire() throws { try checkSteady(on: .pipewire) }
+    func testPositionIsWhatIsHeardAndSteadyOnPulseAudio() throws { try checkSteady(on: .pulse) }
+
+    /// Position never runs ahead of what is heard nor goes backwards, and 15 s
+    /// of steady playback send no Seeked.
+    private func checkSteady(on kind: SoundServer.Kind) throws {
+        let recording = try play([media.long[0]], on: kind)
+        var readings: [(at: MonotonicTime, position: MediaTime)] = []
+        func read() throws {
+            let t0 = monotonicNow()
+            let p = try position()
+            readings.append(((t0 + monotonicNow()) / 2, p))
+        }
+        // Until the audio has run for half a second (PulseAudio takes up to 1.5 s to start).
+        let deadline = Date().addingTimeInterval(10)
+        while try position() < 500_000, Date() < deadline {
+            try read()
+            listen(for: 0.05)
+        }
+        drainSignals()
+        let steadyEnd = monotonicNow() + 15_000_000
+        while monotonicNow() < steadyEnd {
+            try read()
+            listen(for: 0.1)
+        }
+        let seeked = pendingSignals().filter { $0.member == "Seeked" }.count
+        recording.stop()
+
+        XCTAssertEqual(seeked, 0, "Seeked during 15 s of steady playback on \(kind.name)")
+        for (a, b) in zip(readings, readings.dropFirst()) where b.position < a.position {
+            XCTFail("Position went back from \(a.position) to \(b.position) on \(kind.name)")
+        }
+        let heard = try XCTUnwrap(recording.sounds().first?.start, "nothing was heard")
+        let ahead = readings.map { $0.position - max($0.at - heard, 0) }.max() ?? 0
+        XCTAssertLessThanOrEqual(ahead, 20_000, "Position ran \(ahead / 1000) ms ahead of what was heard on \(kind.name)")
+        let settled = readings.filter { $0.at > heard + 500_000 }.map { abs($0.position - ($0.at - heard)) }.max() ?? 0
+        XCTAssertLessThanOrEqual(settled, 20_000, "Position was \(settled / 1000) ms off what was heard on \(kind.name)")
+    }
+
+    // MARK: Widgets
+
+    func testAWidgetStaysWithin20msOnPipeWire() throws {
+        let recording = try play([media.tones[0], media.tones[1]], on: .pipewire)
+        defer { recording.stop() }
+        try checkWidgetThroughEveryKindOfChange()
+    }
+
+    func testAWidgetStaysWithin20msOnPulseAudio() throws {
+        let recording = try play([media.tones[0], media.tones[1]], on: .pulse)
+        defer { recording.stop() }
+        try checkWidgetThroughEveryKindOfChange()
+    }
+}
