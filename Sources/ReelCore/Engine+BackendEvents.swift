@@ -146,9 +146,10 @@ extension Engine {
         }
     }
 
-    /// Sets an entry's cover once it has been found off the loop thread.
-    public mutating func setArt(_ url: String, for id: EntryID) -> [Effect] {
-        merge(TrackMetadata(artURL: url), into: id)
+    /// Adds what was found out about an entry off the loop thread (its tags
+    /// from a probe, its cover art); one TrackMetadataChanged if anything is new.
+    public mutating func learn(_ metadata: TrackMetadata, for id: EntryID) -> [Effect] {
+        merge(metadata, into: id)
     }
 
     /// Puts back a stored queue and settings (at start-up). The current entry

@@ -1,3 +1,4 @@
+import Foundation
 import ReelCore
 
 /// One catalogue entry: a local file, a remote URL, or both. What describes
@@ -34,10 +35,7 @@ public struct LibraryItem: Equatable, Sendable {
     }
 
     /// The engine's view of the tags.
-    public var metadata: TrackMetadata {
-        TrackMetadata(title: info.title, artists: info.artist.map { [$0] } ?? [], album: info.album, length: info.duration,
-                      artURL: info.cover.map { $0.hasPrefix("/") ? "file://" + $0 : $0 })
-    }
+    public var metadata: TrackMetadata { info.metadata }
 }
 
 /// What describes an item: what probing a file finds, and what a library item keeps of it.
@@ -69,6 +67,12 @@ public struct ProbedItem: Equatable, Sendable {
             }
         }
         return result
+    }
+
+    /// The engine's view of the tags.
+    public var metadata: TrackMetadata {
+        TrackMetadata(title: title, artists: artist.map { [$0] } ?? [], album: album, length: duration,
+                      artURL: cover.map { $0.hasPrefix("/") ? URL(fileURLWithPath: $0).absoluteString : $0 })
     }
 
     public init(title: String? = nil, artist: String? = nil, album: String? = nil, duration: MediaTime? = nil,

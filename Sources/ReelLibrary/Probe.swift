@@ -14,10 +14,35 @@ public enum Probe {
         }
     }
 
+    /// A name as ffmpeg and ffprobe must be given it: through the file
+    /// protocol, so that no name is read as an option ("-report") or as
+    /// another protocol ("concat:…").
+    public static func ffmpegInput(_ path: String) -> String {
+        "file:" + (path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path)
+    }
+
+    /// Reads a local file.
     public static func file(_ path: String, timeout: Double = 30) throws -> ProbedItem {
+        var item = try probe(ffmpegInput(path), timeout: timeout)
+        item.localPath = path
+        let dir = (path as NSString).deletingLastPathComponent
+        item.cover = coverNames.map { dir + "/" + $0 }.first { FileManager.default.isReadableFile(atPath: $0) }
+        return item
+    }
+
+    /// Reads the start of a remote file (ffprobe fetches only what it needs).
+    public static func remote(_ url: String, timeout: Double = 15) throws -> ProbedItem {
+        guard url.hasPrefix("http://") || url.hasPrefix("https://") else { throw Failure.unreadable("not an http(s) URL") }
+        var item = try probe(url, options: ["-rw_timeout", "\(Int(timeout * 1_000_000))"], timeout: timeout)
+        item.remoteURL = url
+        return item
+    }
+
+    private static func probe(_ input: String, options: [String] = [], timeout: Double) throws -> ProbedItem {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/ffprobe")
-        p.arguments = ["-v", "error", "-print_format", "json", "-show_entries", "format=duration:format_tags:stream_tags", path]
+        p.arguments = ["-v", "error"] + options
+            + ["-print_format", "json", "-show_entries", "format=duration:format_tags:stream_tags", input]
         let out = Pipe()
         let err = Pipe()
         p.standardOutput = out
@@ -34,7 +59,7 @@ public enum Probe {
               let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
               let format = json["format"] as? [String: Any] else {
             let reason = errors.split(separator: "\n").last.map(String.init) ?? "not a media file"
-            throw Failure.unreadable("not readable as media: " + reason.replacingOccurrences(of: path + ": ", with: ""))
+            throw Failure.unreadable("not readable as media: " + reason.replacingOccurrences(of: input + ": ", with: ""))
         }
         // Containers keep tags on the format (MP3, MP4) or on the stream (Ogg); the format's win.
         var tags: [String: String] = [:]
@@ -45,9 +70,7 @@ public enum Probe {
             }
         }
         let seconds = (format["duration"] as? String).flatMap(Double.init)
-        let dir = (path as NSString).deletingLastPathComponent
-        let cover = coverNames.map { dir + "/" + $0 }.first { FileManager.default.isReadableFile(atPath: $0) }
         return ProbedItem(title: tags["title"], artist: tags["artist"] ?? tags["album_artist"], album: tags["album"],
-                          duration: seconds.flatMap(MediaTime.fromSeconds), cover: cover, localPath: path)
+                          duration: seconds.flatMap(MediaTime.fromSeconds))
     }
 }

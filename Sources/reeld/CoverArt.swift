@@ -1,5 +1,6 @@
 import Foundation
 import ReelCore
+import ReelLibrary
 
 /// Cover art for local files: an image beside the file, or the picture
 /// embedded in it, extracted once into the cache directory.
@@ -56,7 +57,8 @@ final class CoverArt: Sendable {
         let partial = output.deletingPathExtension().appendingPathExtension("part.jpg")
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        p.arguments = ["-nostdin", "-loglevel", "error", "-y", "-i", input, "-an", "-map", "0:v:0", "-frames:v", "1", partial.path]
+        p.arguments = ["-nostdin", "-loglevel", "error", "-y", "-i", Probe.ffmpegInput(input), "-an", "-map", "0:v:0",
+                       "-frames:v", "1", Probe.ffmpegInput(partial.path)]
         p.standardInput = FileHandle.nullDevice
         p.standardOutput = FileHandle.nullDevice
         p.standardError = FileHandle.nullDevice

@@ -8,6 +8,7 @@ enum LoopTask: Sendable {
     case importProgress(job: Int, done: Int, total: Int)
     case importDone(job: Int, ImportSummary)
     case coverArt(EntryID, String)
+    case tags(EntryID, TrackMetadata)
 }
 
 extension Daemon: LibraryHost {

@@ -21,6 +21,7 @@ final class Daemon: PlayerHost {
     private let art: CoverArt
     /// Wakes the loop at the engine's deadline (a queued entry becoming audible).
     private let timer = DeadlineTimer()
+    private lazy var prober = TagProber(results: tasks)
     let library: LibraryBridge
     /// Results of work done off the loop (imports, cover art).
     let tasks = Mailbox<LoopTask>()
@@ -56,6 +57,7 @@ final class Daemon: PlayerHost {
         guard let (entries, saved) = library.storedQueue(), !entries.isEmpty else { return 0 }
         perform(engine.restore(entries, current: saved.current, shuffleOrder: saved.shuffleOrder,
                                settings: saved.settings, now: monotonicNow()))
+        engine.queue.entries.forEach(prober.probeIfUnknown)
         return entries.count
     }
 
@@ -71,7 +73,8 @@ final class Daemon: PlayerHost {
         switch task {
         case .importProgress(let job, let done, let total): jobs[job]?.progress(done, total)
         case .importDone(let job, let summary): jobs.removeValue(forKey: job)?.done(summary)
-        case .coverArt(let entry, let url): perform(engine.setArt(url, for: entry))
+        case .coverArt(let entry, let url): perform(engine.learn(TrackMetadata(artURL: url), for: entry))
+        case .tags(let entry, let metadata): perform(engine.learn(metadata, for: entry))
         }
     }
 
@@ -97,7 +100,10 @@ final class Daemon: PlayerHost {
             case .trackMetadataChanged(let id):
                 if let entry = engine.queue[id] { writes.append((effect, entry)) }
                 announcements.append(effect)
-            case .seeked, .trackAdded, .trackRemoved, .trackListReplaced:
+            case .trackAdded(let id, _):
+                announcements.append(effect)
+                if let entry = engine.queue[id] { prober.probeIfUnknown(entry) }
+            case .seeked, .trackRemoved, .trackListReplaced:
                 announcements.append(effect)
             case .log(let line):
                 log(line)
@@ -127,7 +133,7 @@ final class Daemon: PlayerHost {
             log((token == engine.queuedNext?.token ? "next: " : "playing ") + uri
                 + (start > 0 ? " from \(start / 1_000_000) s" : ""))
             if entry.metadata.artURL == nil, let art = CoverArt.beside(uri) {
-                perform(engine.setArt(art, for: token.entry))
+                perform(engine.learn(TrackMetadata(artURL: art), for: token.entry))
             }
             return uri
         }

@@ -1,4 +1,5 @@
 import Foundation
+import ReelCore
 import ReelHarness
 import ReelMPRIS
 import XCTest
@@ -63,5 +64,28 @@ final class MetadataTests: DaemonTestCase {
         // One for the new entry, one when its tags were read: never one per tag.
         XCTAssertLessThanOrEqual(changes.count, 2)
         XCTAssertGreaterThanOrEqual(changes.count, 1)
+    }
+
+    func testEveryQueuedEntryHasItsTagsWithinTwoSeconds() throws {
+        try startDaemon([media.tones[0]], ["--paused"])
+        let added = monotonicNow()
+        try call(MPRIS.reel, "Add", [.strings(media.tones[1...3].map(\.absoluteString)), .boolean(false)])
+        var titles: [String] = []
+        while monotonicNow() - added < 2_000_000 {
+            let maps = try call(MPRIS.trackList, "GetTracksMetadata", [.objectPaths(try tracks())]).first?.array ?? []
+            titles = maps.compactMap { $0.dictionary?["xesam:title"]?.string }
+            if titles == ["Tone 1", "Tone 2", "Tone 3", "Tone 4"] { break }
+            listen(for: 0.05)
+        }
+        XCTAssertEqual(titles, ["Tone 1", "Tone 2", "Tone 3", "Tone 4"], "titles 2 s after adding")
+        // Each entry's tags came as one TrackMetadataChanged, with its length.
+        let changed = timeline.filter { $0.message.member == "TrackMetadataChanged" }.map(\.message)
+        for title in ["Tone 2", "Tone 3", "Tone 4"] {
+            let matching = changed.filter { $0.arguments.last?.dictionary?["xesam:title"]?.string == title }
+            XCTAssertEqual(matching.count, 1, title)
+            XCTAssertEqual(matching.first?.arguments.last?.dictionary?["mpris:length"], .int64(8_000_000))
+        }
+        let (_, queue) = try reel("queue")
+        XCTAssertTrue(queue.contains("Tone 3") && queue.contains("Reel Test"), queue)
     }
 }

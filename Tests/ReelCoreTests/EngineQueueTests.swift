@@ -187,7 +187,7 @@ final class EngineQueueTests: XCTestCase {
         var h = Harness(uris: uris, play: true)
         h.event(.loaded(h.token, TrackMetadata(title: "T", artists: ["A"], length: 1_000_000), seekable: true))
         XCTAssertEqual(h.playbackEffects, [.trackMetadataChanged(h.id(1))])
-        XCTAssertEqual(h.engine.setArt("file:///cover.jpg", for: h.id(1)), [.trackMetadataChanged(h.id(1))])
-        XCTAssertEqual(h.engine.setArt("file:///cover.jpg", for: h.id(1)), [], "same art: nothing to say")
+        XCTAssertEqual(h.engine.learn(TrackMetadata(artURL: "file:///cover.jpg"), for: h.id(1)), [.trackMetadataChanged(h.id(1))])
+        XCTAssertEqual(h.engine.learn(TrackMetadata(artURL: "file:///cover.jpg"), for: h.id(1)), [], "same art: nothing to say")
     }
 }
