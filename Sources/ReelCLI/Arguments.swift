@@ -12,6 +12,10 @@ public enum CLICommand: Equatable, Sendable {
     case volume(Double)
     case loop(String)
     case shuffle(Bool)
+    /// nil: print the current mode.
+    case replayGain(String?)
+    /// nil: print whether video is shown.
+    case video(Bool?)
     case libAdd([String])
     case libList(query: String, json: Bool, limit: Int)
     case libInfo(Int64, json: Bool)
@@ -52,6 +56,8 @@ public enum Arguments {
           volume X                     0 … 1.5 (1 is 100 %)
           loop none|track|playlist
           shuffle on|off
+          replaygain [off|track|album] level files by their ReplayGain tags
+          video [on|off]               show the video in a window, or hide it (the sound goes on)
 
           lib add PATH|URL ...         import files, folders, M3U/PLS playlists, URLs
           lib ls [--json] [--limit N] [QUERY]   search title, artist, album
@@ -132,11 +138,17 @@ public enum Arguments {
             }
             command = .loop(value)
         case "shuffle":
-            switch try one().lowercased() {
-            case "on", "true", "yes", "1": command = .shuffle(true)
-            case "off", "false", "no", "0": command = .shuffle(false)
-            default: throw UsageError("shuffle takes on or off")
-            }
+            guard let on = onOff(try one()) else { throw UsageError("shuffle takes on or off") }
+            command = .shuffle(on)
+        case "replaygain", "rg":
+            if operands.isEmpty { command = .replayGain(nil); break }
+            let mode = try one().lowercased()
+            guard ["off", "track", "album"].contains(mode) else { throw UsageError("replaygain takes off, track or album") }
+            command = .replayGain(mode)
+        case "video":
+            if operands.isEmpty { command = .video(nil); break }
+            guard let on = onOff(try one()) else { throw UsageError("video takes on or off") }
+            command = .video(on)
         case "lib", "library": command = try parseLibrary(operands)
         case "playlist", "playlists":
             switch (operands.first, operands.count) {
@@ -150,6 +162,14 @@ public enum Arguments {
         default: throw UsageError("unknown command \(verb)")
         }
         return (options, command)
+    }
+
+    static func onOff(_ word: String) -> Bool? {
+        switch word.lowercased() {
+        case "on", "true", "yes", "1": true
+        case "off", "false", "no", "0": false
+        default: nil
+        }
     }
 
     static func parseLibrary(_ operands: [String]) throws -> CLICommand {

@@ -45,6 +45,10 @@ public final class Client {
         case .volume(let x): try set("Volume", .double(x))
         case .loop(let mode): try set("LoopStatus", .string(mode))
         case .shuffle(let on): try set("Shuffle", .boolean(on))
+        case .replayGain(let mode?): try set("ReplayGain", .string(mode), on: Client.reel)
+        case .replayGain(nil): write(try get("ReplayGain", on: Client.reel).string ?? "?")
+        case .video(let on?): try set("Video", .boolean(on), on: Client.reel)
+        case .video(nil): write(try get("Video", on: Client.reel).bool == true ? "on" : "off")
         case .libAdd, .libList, .libInfo, .libRemove, .libPlay, .libForget, .playlistSave, .playlistLoad, .playlistList:
             try runLibrary(command)
         case .help, .version: break
@@ -56,8 +60,12 @@ public final class Client {
         try connection.callMethod(bus, Client.path, interface, method, args)
     }
 
-    private func set(_ property: String, _ value: DBusValue) throws {
-        try connection.setProperty(bus, Client.path, Client.player, property, value)
+    private func set(_ property: String, _ value: DBusValue, on interface: String = Client.player) throws {
+        try connection.setProperty(bus, Client.path, interface, property, value)
+    }
+
+    private func get(_ property: String, on interface: String) throws -> DBusValue {
+        try connection.getProperty(bus, Client.path, interface, property)
     }
 
     func status() throws -> PlayerStatus {

@@ -83,6 +83,10 @@ extension Engine {
             return entryEnded(current.entry, play: state.wantsToPlay, now: now)
         case .failed(let token, let reason):
             return failed(token, reason: reason, now: now)
+        case .windowClosed:
+            guard settings.video else { return [] }
+            settings.video = false
+            return [.setVideo(false)]
         }
     }
 
@@ -157,7 +161,10 @@ extension Engine {
     public mutating func restore(_ entries: [NewEntry], current: Int?, shuffleOrder: [Int]?, settings restored: Settings,
                                  now: MonotonicTime) -> [Effect] {
         let added = queue.insert(entries, rng: &rng)
-        settings = restored
+        var kept = restored
+        kept.replayGain = settings.replayGain
+        kept.video = settings.video
+        settings = kept
         if restored.shuffle {
             if let order = shuffleOrder, order.allSatisfy(added.indices.contains) {
                 queue.restoreShuffleOrder(order.map { added[$0].id })

@@ -39,6 +39,14 @@ extension Engine {
         case .setLoop(let loop):
             settings.loop = loop
             return .success([])
+        case .setReplayGain(let mode):
+            guard mode != settings.replayGain else { return .success([]) }
+            settings.replayGain = mode
+            return .success([.setReplayGain(mode)])
+        case .setVideo(let on):
+            guard on != settings.video else { return .success([]) }
+            settings.video = on
+            return .success([.setVideo(on)])
         case .setShuffle(let on):
             guard on != settings.shuffle else { return .success([]) }
             settings.shuffle = on

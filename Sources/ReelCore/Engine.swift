@@ -117,7 +117,9 @@ public struct Engine: Sendable {
             canPause: current != nil,
             canSeek: loaded && seekable,
             entries: queue.entries,
-            lastError: lastError)
+            lastError: lastError,
+            replayGain: settings.replayGain,
+            video: settings.video)
     }
 }
 
@@ -126,7 +128,7 @@ extension Command {
     /// entry which has started in the backend must first become current.
     var concernsTheCurrentEntry: Bool {
         switch self {
-        case .setVolume, .setLoop, .setShuffle, .setRate, .add(_, _, _, false): false
+        case .setVolume, .setLoop, .setShuffle, .setRate, .setReplayGain, .setVideo, .add(_, _, _, false): false
         default: true
         }
     }

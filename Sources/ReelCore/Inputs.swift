@@ -3,6 +3,11 @@ public enum LoopStatus: String, CaseIterable, Equatable, Sendable {
     case none = "None", track = "Track", playlist = "Playlist"
 }
 
+/// Which ReplayGain tags set the level of each file.
+public enum ReplayGain: String, CaseIterable, Equatable, Sendable {
+    case off, track, album
+}
+
 /// A request from a user, through MPRIS, the extension interface or the CLI.
 /// Arguments are already validated by the adapter: URIs are playable, rates finite.
 public enum Command: Equatable, Sendable {
@@ -20,6 +25,9 @@ public enum Command: Equatable, Sendable {
     case setVolume(Double)
     case setLoop(LoopStatus)
     case setShuffle(Bool)
+    case setReplayGain(ReplayGain)
+    /// Shows the video in a window, or hides it while the sound goes on.
+    case setVideo(Bool)
 }
 
 extension Command {
@@ -79,6 +87,8 @@ public enum BackendEvent: Equatable, Sendable {
     case failed(LoadToken, reason: String)
     /// The backend has nothing left to play.
     case idle
+    /// The user closed the video window.
+    case windowClosed
 }
 
 /// What the caller must do after a step. The engine never does it itself.
@@ -96,6 +106,8 @@ public enum Effect: Equatable, Sendable {
     case seek(to: MediaTime)
     case setRate(Double)
     case setVolume(Double)
+    case setReplayGain(ReplayGain)
+    case setVideo(Bool)
     // Announcements for the MPRIS adapter, in the order they happened
     case seeked(MediaTime)
     case trackAdded(EntryID, after: EntryID?)

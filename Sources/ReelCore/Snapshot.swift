@@ -15,6 +15,8 @@ public struct Snapshot: Equatable, Sendable {
     /// The queue in track-list order.
     public var entries: [QueueEntry]
     public var lastError: String?
+    public var replayGain: ReplayGain
+    public var video: Bool
 }
 
 /// User settings that outlive a track.
@@ -23,5 +25,9 @@ public struct Settings: Equatable, Sendable {
     public var shuffle = false
     public var rate = 1.0
     public var volume = 1.0
+    /// Set at start-up from the configuration, not stored with the queue.
+    public var replayGain = ReplayGain.off
+    /// Set at start-up from the configuration, not stored with the queue.
+    public var video = false
     public init() {}
 }

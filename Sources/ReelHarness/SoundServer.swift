@@ -13,10 +13,7 @@ public final class SoundServer: @unchecked Sendable {
     public let kind: Kind
     public let runtimeDir: URL
     public let sink = "reelsink"
-    /// The server processes, started with posix_spawn: PulseAudio closes
-    /// every inherited fd at start-up, which Foundation's Process takes for an
-    /// exit and then blocks in waitpid, stalling every other Process.
-    private var processes: [pid_t] = []
+    private var processes: [SpawnedProcess] = []
     /// WirePlumber wants a session bus; it gets one of its own.
     private var bus: PrivateBus?
 
@@ -42,15 +39,7 @@ public final class SoundServer: @unchecked Sendable {
     public var environment: [String: String] { ["XDG_RUNTIME_DIR": runtimeDir.path] }
 
     public func stop() {
-        for pid in processes.reversed() {
-            kill(pid, SIGTERM)
-            var status: Int32 = 0
-            for _ in 0..<250 where waitpid(pid, &status, WNOHANG) == 0 { usleep(20_000) }
-            if waitpid(pid, &status, WNOHANG) == 0 {
-                kill(pid, SIGKILL)
-                waitpid(pid, &status, 0)
-            }
-        }
+        for process in processes.reversed() { process.stop() }
         processes.removeAll()
         bus = nil
         try? FileManager.default.removeItem(at: runtimeDir)
@@ -81,16 +70,7 @@ public final class SoundServer: @unchecked Sendable {
 
     private func spawn(_ path: String, _ args: [String], environment extra: [String: String] = [:]) throws {
         let env = ProcessInfo.processInfo.environment.merging(environment.merging(extra) { _, b in b }) { _, b in b }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        for fd: Int32 in 0...2 { posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0) }
-        var pid: pid_t = 0
-        let rc = withCStrings([path] + args) { argv in
-            withCStrings(env.map { "\($0)=\($1)" }) { envp in posix_spawn(&pid, path, &actions, nil, argv, envp) }
-        }
-        guard rc == 0 else { throw HarnessError("cannot start \(path) (is it installed?): \(String(cString: strerror(rc)))") }
-        processes.append(pid)
+        processes.append(try SpawnedProcess(path, args, environment: env))
     }
 
     /// Runs a client tool of the server and returns its output.
@@ -115,9 +95,8 @@ public final class SoundServer: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(timeout)
         while !ready() {
             if Date() > deadline { throw HarnessError("\(kind.name) did not start: no \(what)") }
-            var status: Int32 = 0
-            if processes.contains(where: { waitpid($0, &status, WNOHANG) != 0 }) {
-                throw HarnessError("\(kind.name) did not start: a server process exited")
+            if let dead = processes.first(where: { !$0.isRunning }) {
+                throw HarnessError("\(kind.name) did not start: \(dead.path) exited")
             }
             usleep(20_000)
         }
@@ -135,9 +114,3 @@ public final class SoundServer: @unchecked Sendable {
     }
 }
 
-/// Calls `body` with a NULL-terminated C array of the strings.
-func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> R) -> R {
-    let copies = strings.map { strdup($0) }
-    defer { copies.forEach { free($0) } }
-    return (copies + [nil]).withUnsafeBufferPointer { body($0.baseAddress!) }
-}

@@ -174,6 +174,12 @@ public final class MPRISService {
         case "Rate": try run(.setRate(value.double!))
         case "Shuffle": try run(.setShuffle(value.bool!))
         case "Volume": try run(.setVolume(value.double!))
+        case "ReplayGain":
+            guard let mode = ReplayGain(rawValue: value.string!) else {
+                throw BusError.invalidArgs("ReplayGain must be off, track or album, not \"\(value.string!)\"")
+            }
+            try run(.setReplayGain(mode))
+        case "Video": try run(.setVideo(value.bool!))
         default: throw BusError.propertyReadOnly("\(interface).\(name) cannot be set")
         }
     }
@@ -240,9 +246,11 @@ public final class MPRISService {
         if published.entries != now.entries, published.entries.map(\.id) != now.entries.map(\.id) {
             emitPropertiesChanged(MPRIS.trackList, [], ["Tracks"])
         }
-        if published.lastError != now.lastError {
-            emitPropertiesChanged(MPRIS.reel, [("LastError", .string(now.lastError ?? ""))], [])
-        }
+        var reelChanged: [(String, DBusValue)] = []
+        if published.lastError != now.lastError { reelChanged.append(("LastError", .string(now.lastError ?? ""))) }
+        if published.replayGain != now.replayGain { reelChanged.append(("ReplayGain", .string(now.replayGain.rawValue))) }
+        if published.video != now.video { reelChanged.append(("Video", .boolean(now.video))) }
+        if !reelChanged.isEmpty { emitPropertiesChanged(MPRIS.reel, reelChanged, []) }
         // Announcements are rare; most turns have none, so no index of the queue is built.
         func entry(_ id: EntryID) -> QueueEntry? { now.entries.first { $0.id == id } }
         for announcement in announcements {

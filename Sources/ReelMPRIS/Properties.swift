@@ -40,6 +40,8 @@ enum PropertyValues {
         case (MPRIS.trackList, "CanEditTracks"): .boolean(true)
         case (MPRIS.reel, "LastError"): .string(s.lastError ?? "")
         case (MPRIS.reel, "Version"): .string(version)
+        case (MPRIS.reel, "ReplayGain"): .string(s.replayGain.rawValue)
+        case (MPRIS.reel, "Video"): .boolean(s.video)
         case (MPRIS.reel, "LibraryError"): .string(host.libraryError ?? "")
         default: nil
         }

@@ -30,14 +30,20 @@ public final class MPVBackend {
     private var failure: (token: LoadToken, reason: String, detail: String?)?
     private var lastCommandError = ""
 
-    private enum Observed: UInt64 { case timePos = 1, pausedForCache = 2 }
+    private enum Observed: UInt64 { case timePos = 1, pausedForCache = 2, audioPts = 3 }
+    /// Whether the playing file's position samples come from `audio-pts`, the
+    /// clock of what is heard. `time-pos` follows the video frames while video
+    /// is shown (40 ms steps, and a jump when the window goes); it serves only
+    /// files without audio.
+    private var audioClock = false
+    private static let windowClosedMessage = "reel-window-closed"
 
     public struct Options: Sendable {
         public var audioOutput: String?
-        public var video = false
-        public init(audioOutput: String? = nil, video: Bool = false) {
+        public var videoOutput: String?
+        public init(audioOutput: String? = nil, videoOutput: String? = nil) {
             self.audioOutput = audioOutput
-            self.video = video
+            self.videoOutput = videoOutput
         }
     }
 
@@ -66,10 +72,12 @@ public final class MPVBackend {
             // Keeps the audio output open from one file to the next when their
             // formats match; a change of rate or channels reopens it (a short
             // gap) rather than resampling, where "yes" is known to hang (mpv #8904).
-            ("gapless-audio", "weak"), ("vid", options.video ? "auto" : "no"),
-            ("force-window", options.video ? "yes" : "no"),
+            ("gapless-audio", "weak"),
+            // No video until asked for (Effect.setVideo); a window only while there is video.
+            ("vid", "no"), ("force-window", "no"), ("title", "${media-title} - reel"),
         ]
         if let ao = options.audioOutput { settings.append(("ao", ao)) }
+        if let vo = options.videoOutput { settings.append(("vo", vo)) }
         for (name, value) in settings {
             let rc = mpv_set_option_string(handle, name, value)
             if rc < 0 { FileHandle.standardError.write(Data("reeld: mpv option \(name)=\(value): \(MPVError.describe(rc))\n".utf8)) }
@@ -80,7 +88,11 @@ public final class MPVBackend {
             throw MPVError("mpv_initialize failed: \(MPVError.describe(rc))")
         }
         mpv_request_log_messages(handle, "warn")
+        // Closing the video window hides the video; the sound goes on.
+        command(["define-section", "reel", "CLOSE_WIN script-message \(Self.windowClosedMessage)", "force"])
+        command(["enable-section", "reel"])
         mpv_observe_property(handle, Observed.timePos.rawValue, "time-pos", MPV_FORMAT_DOUBLE)
+        mpv_observe_property(handle, Observed.audioPts.rawValue, "audio-pts", MPV_FORMAT_DOUBLE)
         mpv_observe_property(handle, Observed.pausedForCache.rawValue, "paused-for-cache", MPV_FORMAT_FLAG)
         mpv_set_wakeup_callback(handle, { context in
             // Runs on an mpv thread: only a write to the pipe, nothing else.
@@ -137,6 +149,15 @@ public final class MPVBackend {
         case .setVolume(let volume):
             var value = volume * 100
             mpv_set_property_async(handle, 0, "volume", MPV_FORMAT_DOUBLE, &value)
+        case .setReplayGain(let mode):
+            // mpv reads the gain of every file from its tags, also across gapless transitions.
+            mpv_set_property_string(handle, "replaygain", mode == .off ? "no" : mode.rawValue)
+        case .setVideo(let on):
+            // Deselecting the video track drops the window without a seek: the sound goes on.
+            // Asynchronous: opening a video output can take a while, and the loop never waits.
+            var value = strdup(on ? "auto" : "no")
+            mpv_set_property_async(handle, 0, "vid", MPV_FORMAT_STRING, &value)
+            free(value)
         case .seeked, .trackAdded, .trackRemoved, .trackListReplaced, .trackMetadataChanged, .log, .savePosition,
              .finished:
             break
@@ -174,7 +195,8 @@ public final class MPVBackend {
     public func position() -> MediaTime? {
         if let pausedSeekTarget { return pausedSeekTarget }
         var value = 0.0
-        guard mpv_get_property(handle, "time-pos", MPV_FORMAT_DOUBLE, &value) >= 0 else { return nil }
+        guard mpv_get_property(handle, "audio-pts", MPV_FORMAT_DOUBLE, &value) >= 0
+                || mpv_get_property(handle, "time-pos", MPV_FORMAT_DOUBLE, &value) >= 0 else { return nil }
         return .fromSeconds(value)
     }
 
@@ -201,9 +223,15 @@ public final class MPVBackend {
             playingEntry = event.data?.assumingMemoryBound(to: mpv_event_start_file.self).pointee.playlist_entry_id
             openingError = nil
             opening = true
+            audioClock = false
             return currentToken.map { .started($0) }
         case MPV_EVENT_IDLE:
             return .idle
+        case MPV_EVENT_CLIENT_MESSAGE:
+            guard let message = event.data?.assumingMemoryBound(to: mpv_event_client_message.self).pointee,
+                  message.num_args > 0, let first = message.args[0],
+                  String(cString: first) == Self.windowClosedMessage else { return nil }
+            return .windowClosed
         case MPV_EVENT_FILE_LOADED:
             opening = false
             guard let token = currentToken else { return nil }
@@ -224,14 +252,17 @@ public final class MPVBackend {
             }
         case MPV_EVENT_PROPERTY_CHANGE:
             guard let token = currentToken,
-                  let change = event.data?.assumingMemoryBound(to: mpv_event_property.self).pointee,
-                  let data = change.data else { return nil }
+                  let change = event.data?.assumingMemoryBound(to: mpv_event_property.self).pointee else { return nil }
+            let seconds = change.format == MPV_FORMAT_DOUBLE ? change.data?.assumingMemoryBound(to: Double.self).pointee : nil
             switch Observed(rawValue: event.reply_userdata) {
-            case .timePos where change.format == MPV_FORMAT_DOUBLE:
-                if let pausedSeekTarget { return .position(token, pausedSeekTarget) }
-                return MediaTime.fromSeconds(data.assumingMemoryBound(to: Double.self).pointee).map { .position(token, $0) }
+            case .audioPts:
+                audioClock = seconds != nil
+                return seconds.flatMap { sample($0, token) }
+            case .timePos where !audioClock:
+                return seconds.flatMap { sample($0, token) }
             case .pausedForCache where change.format == MPV_FORMAT_FLAG:
-                return .buffering(token, data.assumingMemoryBound(to: Int32.self).pointee != 0)
+                guard let flag = change.data?.assumingMemoryBound(to: Int32.self).pointee else { return nil }
+                return .buffering(token, flag != 0)
             default:
                 return nil
             }
@@ -242,6 +273,8 @@ public final class MPVBackend {
                 if log.log_level.rawValue <= MPV_LOG_LEVEL_ERROR.rawValue {
                     FileHandle.standardError.write(Data("mpv[\(String(cString: log.prefix))]: \(text)\n".utf8))
                 }
+                // A video output's complaints never explain why a file failed to open.
+                guard !String(cString: log.prefix).hasPrefix("vo") else { return nil }
                 if let pending = failure, pending.detail == nil {
                     // mpv may already have started the queued file: this line explains the failed one.
                     failure?.detail = text
@@ -256,6 +289,11 @@ public final class MPVBackend {
     }
 
     private var currentToken: LoadToken? { playingEntry.flatMap { tokens[$0] } }
+
+    private func sample(_ seconds: Double, _ token: LoadToken) -> BackendEvent? {
+        if let pausedSeekTarget { return .position(token, pausedSeekTarget) }
+        return MediaTime.fromSeconds(seconds).map { .position(token, $0) }
+    }
 
     private func loadedMetadata() -> TrackMetadata {
         var metadata = TrackMetadata()

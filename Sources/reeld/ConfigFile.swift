@@ -1,10 +1,12 @@
 import Foundation
+import ReelCore
 
 /// `$XDG_CONFIG_HOME/reel/reeld.conf`: defaults for reeld's options, one
 /// `key = value` a line, `#` starts a comment. The command line wins.
 ///
 ///     ao = pipewire
 ///     video = false
+///     replaygain = track
 enum ConfigFile {
     static func path(environment: [String: String]) -> String {
         let base = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? NSHomeDirectory() + "/.config"
@@ -22,10 +24,14 @@ enum ConfigFile {
             guard parts.count == 2, !parts[0].isEmpty else { warnings.append("\(at): expected key = value"); continue }
             switch (parts[0], parts[1].lowercased()) {
             case ("ao", let value) where !value.isEmpty: options.audioOutput = parts[1]
+            case ("vo", let value) where !value.isEmpty: options.videoOutput = parts[1]
             case ("video", "true"), ("video", "yes"): options.video = true
             case ("video", "false"), ("video", "no"): options.video = false
-            case ("ao", _), ("video", _): warnings.append("\(at): bad value for \(parts[0]): \(parts[1])")
-            default: warnings.append("\(at): unknown setting \(parts[0]) (known: ao, video)")
+            case ("replaygain", let value) where ReplayGain(rawValue: value) != nil:
+                options.replayGain = ReplayGain(rawValue: value)!
+            case ("ao", _), ("vo", _), ("video", _), ("replaygain", _):
+                warnings.append("\(at): bad value for \(parts[0]): \(parts[1])")
+            default: warnings.append("\(at): unknown setting \(parts[0]) (known: ao, vo, video, replaygain)")
             }
         }
         return warnings

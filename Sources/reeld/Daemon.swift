@@ -31,11 +31,15 @@ final class Daemon: PlayerHost {
     /// REEL_TRACE=1 logs every backend event.
     private let trace = ProcessInfo.processInfo.environment["REEL_TRACE"] != nil
 
-    init(connection: Connection, backend: MPVBackend, introspectionXML: String, cacheDir: URL, library: LibraryBridge) {
+    /// `settings` are applied before clients can see anything, so that they
+    /// read as the start-up state rather than as changes.
+    init(connection: Connection, backend: MPVBackend, introspectionXML: String, cacheDir: URL, library: LibraryBridge,
+         settings: [Command]) {
         self.connection = connection
         self.backend = backend
         self.library = library
         art = CoverArt(cacheDir: cacheDir.appendingPathComponent("art"), results: tasks)
+        for command in settings { _ = run(command) }
         mpris = MPRISService(connection: connection, host: self, library: library.library == nil ? nil : self,
                              introspectionXML: introspectionXML, version: reelVersion)
     }
@@ -115,7 +119,7 @@ final class Daemon: PlayerHost {
             case .queueNext(let token, _, let start):
                 guard let uri = playableURI(for: token, start: start) else { continue }
                 for event in backend.perform(.queueNext(token, uri: uri, start: start)) { feed(event) }
-            case .unload, .unqueueNext, .setPaused, .seek, .setRate, .setVolume:
+            case .unload, .unqueueNext, .setPaused, .seek, .setRate, .setVolume, .setReplayGain, .setVideo:
                 for event in backend.perform(effect) { feed(event) }
             }
         }

@@ -1,10 +1,13 @@
 import Foundation
+import ReelCore
 
 /// reeld's command line.
 struct Options {
     var audioOutput: String?
+    var videoOutput: String?
     var startPaused = false
     var video = false
+    var replayGain = ReplayGain.off
     var instance = false
     var fresh = false
     var files: [String] = []
@@ -20,12 +23,15 @@ struct Options {
           --ao NAME      mpv audio output (for example pulse, pipewire, alsa, null)
           --paused       load the first item without starting it
           --video        open a video window (default: audio only)
+          --vo NAME      mpv video output (for example gpu, x11); default: mpv's choice
+          --replaygain MODE  level files by their ReplayGain tags: off, track or album (default: off)
           --instance     own org.mpris.MediaPlayer2.reel.instance<PID> instead
           --fresh        start with an empty queue instead of the one stored last time
           --help         show this help
           --version      show the version
 
-        defaults for --ao and --video: $XDG_CONFIG_HOME/reel/reeld.conf (ao = NAME, video = true|false)
+        defaults for --ao, --vo, --video and --replaygain: $XDG_CONFIG_HOME/reel/reeld.conf
+          (ao = NAME, vo = NAME, video = true|false, replaygain = off|track|album)
         environment: DBUS_SESSION_BUS_ADDRESS, XDG_CACHE_HOME, XDG_DATA_HOME, XDG_CONFIG_HOME
         """
 
@@ -44,6 +50,14 @@ struct Options {
                 guard let name = rest.popFirst(), !name.isEmpty else { return .exit(2, "reeld: --ao needs a NAME\n\n" + usage) }
                 options.audioOutput = name
             case let a where a.hasPrefix("--ao="): options.audioOutput = String(a.dropFirst(5))
+            case "--vo":
+                guard let name = rest.popFirst(), !name.isEmpty else { return .exit(2, "reeld: --vo needs a NAME\n\n" + usage) }
+                options.videoOutput = name
+            case "--replaygain":
+                guard let mode = rest.popFirst().flatMap(ReplayGain.init(rawValue:)) else {
+                    return .exit(2, "reeld: --replaygain needs off, track or album\n\n" + usage)
+                }
+                options.replayGain = mode
             case "--paused": options.startPaused = true
             case "--video": options.video = true
             case "--instance": options.instance = true

@@ -45,7 +45,7 @@ do {
 }
 
 let backend: MPVBackend
-do { backend = try MPVBackend(options: .init(audioOutput: options.audioOutput, video: options.video)) } catch {
+do { backend = try MPVBackend(options: .init(audioOutput: options.audioOutput, videoOutput: options.videoOutput)) } catch {
     log("cannot start libmpv: \(error)")
     exit(1)
 }
@@ -55,7 +55,8 @@ let cacheHome = environment["XDG_CACHE_HOME"].flatMap { $0.hasPrefix("/") ? $0 :
 let library = LibraryBridge(path: Library.defaultPath(environment: environment))
 if let problem = library.error { log("\(problem); playing without a library") }
 let daemon = Daemon(connection: connection, backend: backend, introspectionXML: xml,
-                    cacheDir: URL(fileURLWithPath: cacheHome).appendingPathComponent("reel"), library: library)
+                    cacheDir: URL(fileURLWithPath: cacheHome).appendingPathComponent("reel"), library: library,
+                    settings: [.setReplayGain(options.replayGain), .setVideo(options.video)])
 let restored = options.fresh ? 0 : daemon.restoreQueue()
 
 var uris: [String] = []

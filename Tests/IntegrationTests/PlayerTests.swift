@@ -171,3 +171,27 @@ final class PlayerTests: DaemonTestCase {
         XCTAssertEqual(chatter.map { $0.member ?? "" }, [])
     }
 }
+
+/// reel's own settings: ReplayGain and the video window, over D-Bus and the CLI.
+final class SettingsTests: DaemonTestCase {
+    func testReplayGainAndVideoAreReadWritePropertiesWithChangeSignals() throws {
+        let config = home.appendingPathComponent("config/reel")
+        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+        try "replaygain = album\n".write(to: config.appendingPathComponent("reeld.conf"), atomically: true, encoding: .utf8)
+        try startDaemon([media.tones[0]])
+        XCTAssertEqual(try get("ReplayGain", MPRIS.reel), .string("album"), "the default from reeld.conf")
+        XCTAssertEqual(try get("Video", MPRIS.reel), .boolean(false))
+        try set("ReplayGain", .string("track"), MPRIS.reel)
+        let changed = waitForSignal {
+            $0.member == "PropertiesChanged" && $0.arguments.first?.string == MPRIS.reel
+        }?.changedProperties
+        XCTAssertEqual(changed?["ReplayGain"], .string("track"))
+        assertError("org.freedesktop.DBus.Error.InvalidArgs") { try set("ReplayGain", .string("loud"), MPRIS.reel) }
+        assertError("org.freedesktop.DBus.Error.InvalidArgs") { try set("Video", .string("on"), MPRIS.reel) }
+        XCTAssertEqual(try reel("replaygain").1, "track")
+        XCTAssertEqual(try reel("replaygain", "off").0, 0)
+        XCTAssertEqual(try get("ReplayGain", MPRIS.reel), .string("off"))
+        XCTAssertEqual(try reel("replaygain", "loud").0, 2, "a usage error")
+        XCTAssertEqual(try reel("video").1, "off")
+    }
+}

@@ -24,11 +24,11 @@ final class SoundServerTests: DaemonTestCase {
     }
 
     /// Starts reeld on `files` playing to the server, while recording it.
-    private func play(_ files: [URL], on kind: SoundServer.Kind) throws -> Recording {
+    private func play(_ files: [URL], on kind: SoundServer.Kind, _ extra: [String] = []) throws -> Recording {
         let server = try server(kind)
         let recording = try server.record()
         try recording.waitUntilRunning()
-        try startDaemon(files, ["--ao", kind.audioOutput, "--fresh"], environment: server.environment)
+        try startDaemon(files, ["--ao", kind.audioOutput, "--fresh"] + extra, environment: server.environment)
         return recording
     }
 
@@ -124,5 +124,27 @@ final class SoundServerTests: DaemonTestCase {
         let recording = try play([media.tones[0], media.tones[1]], on: .pulse)
         defer { recording.stop() }
         try checkWidgetThroughEveryKindOfChange()
+    }
+
+    // MARK: ReplayGain
+
+    func testReplayGainLevelsEveryFileAcrossGaplessTransitionsOnPipeWire() throws { try checkReplayGain(on: .pipewire) }
+    func testReplayGainLevelsEveryFileAcrossGaplessTransitionsOnPulseAudio() throws { try checkReplayGain(on: .pulse) }
+
+    /// −6 dB, 0 dB, −6 dB by their tags, in gapless order: the 0 dB one is
+    /// heard 6 dB louder than the one before and the one after it.
+    private func checkReplayGain(on kind: SoundServer.Kind) throws {
+        let recording = try play([media.quieter, media.louder, media.quieter], on: kind, ["--replaygain", "track"])
+        try waitForStatus("Stopped", timeout: 15)
+        recording.stop()
+        XCTAssertLessThanOrEqual(recording.gaps().first?.length ?? 0, 10_000, "gapless on \(kind.name)")
+        let start = try XCTUnwrap(recording.sounds().first?.start, "nothing was heard")
+        let up = try XCTUnwrap(recording.onset(of: 880, after: start), "the 0 dB file was not heard")
+        let down = try XCTUnwrap(recording.onset(of: 440, after: up + 100_000), "the last file was not heard")
+        let first = recording.level(from: start + 200_000, to: up - 200_000)
+        let loud = recording.level(from: up + 200_000, to: down - 200_000)
+        let last = recording.level(from: down + 200_000, to: down + 1_100_000)
+        XCTAssertEqual(loud - first, 6.02, accuracy: 1, "−6 dB then 0 dB on \(kind.name): \(first) → \(loud) dBFS")
+        XCTAssertEqual(loud - last, 6.02, accuracy: 1, "0 dB then −6 dB on \(kind.name): \(loud) → \(last) dBFS")
     }
 }

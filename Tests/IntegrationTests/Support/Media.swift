@@ -20,6 +20,12 @@ struct Media: Sendable {
     /// stereo) at 300, 600 and 900 Hz, titled "Gapless 1" … "Gapless 3".
     let gapless: [String: [URL]]
     static let gaplessFrequencies = [300.0, 600.0, 900.0]
+    /// FLAC tones of one raw level whose ReplayGain tags say -6 dB (440 Hz)
+    /// and 0 dB (880 Hz); both say -3 dB for the album.
+    let quieter: URL
+    let louder: URL
+    /// A 6 s video (a test pattern) with a 500 Hz tone.
+    let video: URL
 
     static let shared: Media = {
         do { return try generate() } catch { fatalError("cannot generate test media: \(error)") }
@@ -60,8 +66,23 @@ struct Media: Sendable {
                 return url
             }
         }
+        func tagged(_ name: String, hz: Int, gain: String) throws -> URL {
+            let url = dir.appendingPathComponent(name)
+            try Tones.ffmpeg(["-f", "lavfi", "-i", "sine=frequency=\(hz):duration=1.5:sample_rate=48000", "-ac", "2",
+                              "-metadata", "title=\(name)",
+                              "-metadata", "REPLAYGAIN_TRACK_GAIN=\(gain) dB", "-metadata", "REPLAYGAIN_TRACK_PEAK=0.125",
+                              "-metadata", "REPLAYGAIN_ALBUM_GAIN=-3.00 dB", "-metadata", "REPLAYGAIN_ALBUM_PEAK=0.125",
+                              url.path])
+            return url
+        }
+        let video = dir.appendingPathComponent("pattern.mp4")
+        try Tones.ffmpeg(["-f", "lavfi", "-i", "testsrc=size=320x240:rate=25:duration=6", "-f", "lavfi",
+                          "-i", "sine=frequency=500:duration=6:sample_rate=48000", "-c:v", "libx264", "-preset", "ultrafast",
+                          "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", "-metadata", "title=Pattern", video.path])
         return Media(dir: dir, tones: tones, withCover: withCover, cover: cover, broken: broken,
-                     embeddedArt: embeddedArt, long: long, gapless: gapless)
+                     embeddedArt: embeddedArt, long: long, gapless: gapless,
+                     quieter: try tagged("quieter.flac", hz: 440, gain: "-6.00"),
+                     louder: try tagged("louder.flac", hz: 880, gain: "0.00"), video: video)
     }
 }
 
