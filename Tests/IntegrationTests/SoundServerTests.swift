@@ -49,9 +49,10 @@ final class SoundServerTests: DaemonTestCase {
     func testConsecutiveVorbisTracksHaveNoGapOnPipeWire() throws { try checkGapless("ogg", on: .pipewire) }
     func testConsecutiveVorbisTracksHaveNoGapOnPulseAudio() throws { try checkGapless("ogg", on: .pulse) }
 
-    /// Track 1 runs into track 2 by itself; Next during track 2 cuts to track 3.
-    /// Nowhere more than 10 ms of silence, and Metadata changes when the new
-    /// track is heard, not when the old one was fully decoded.
+    /// Track 1 runs into track 2 by itself; Next during track 2 cuts to track
+    /// 3, which Loop Track repeats once. Nowhere more than 10 ms of silence,
+    /// and Metadata changes when the new track is heard, not when the old one
+    /// was fully decoded.
     private func checkGapless(_ format: String, on kind: SoundServer.Kind) throws {
         let files = try XCTUnwrap(media.gapless[format])
         let recording = try play(files, on: kind)
@@ -59,6 +60,12 @@ final class SoundServerTests: DaemonTestCase {
         listen(for: 0.5)
         try player("Next")
         _ = try titleChange("Gapless 3")
+        try set("LoopStatus", .string("Track"))
+        listen(for: 0.3)
+        drainSignals()
+        XCTAssertNotNil(waitForSignal { $0.member == "Seeked" && ($0.arguments.first?.int64 ?? -1) < 50_000 },
+                        "track 3 did not repeat")
+        try set("LoopStatus", .string("None"))
         try waitForStatus("Stopped")
         recording.stop()
 
@@ -69,6 +76,22 @@ final class SoundServerTests: DaemonTestCase {
         let onset = try XCTUnwrap(recording.onset(of: Media.gaplessFrequencies[1], after: heard), "track 2 was not heard")
         XCTAssertLessThanOrEqual(abs(second - onset), 100_000,
                                  "Metadata changed \((second - onset) / 1000) ms from when track 2 was heard")
+    }
+
+    func testAChangeOfSampleRateReopensTheOutputWithoutHangingOnPipeWire() throws { try checkRateChange(on: .pipewire) }
+    func testAChangeOfSampleRateReopensTheOutputWithoutHangingOnPulseAudio() throws { try checkRateChange(on: .pulse) }
+
+    /// 48 kHz then 44.1 kHz: mpv reopens the output (a gap, README), and
+    /// playback goes on to the end (mpv #8904 reports a hang here with gapless).
+    private func checkRateChange(on kind: SoundServer.Kind) throws {
+        let first = try XCTUnwrap(media.gapless["flac"]?.first)
+        let recording = try play([first, media.otherRate], on: kind)
+        _ = try titleChange("At 44.1 kHz", timeout: 10)
+        try waitForStatus("Stopped", timeout: 10)
+        recording.stop()
+        let start = try XCTUnwrap(recording.sounds().first?.start, "nothing was heard")
+        XCTAssertNotNil(recording.onset(of: 700, after: start), "the 44.1 kHz file was not heard on \(kind.name)")
+        print("sample-rate change on \(kind.name): \((recording.gaps().first?.length ?? 0) / 1000) ms of silence")
     }
 
     // MARK: Position

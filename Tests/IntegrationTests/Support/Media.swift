@@ -26,6 +26,8 @@ struct Media: Sendable {
     let louder: URL
     /// A 6 s video (a test pattern) with a 500 Hz tone.
     let video: URL
+    /// A 1.5 s FLAC at 44.1 kHz, to follow one at 48 kHz.
+    let otherRate: URL
 
     static let shared: Media = {
         do { return try generate() } catch { fatalError("cannot generate test media: \(error)") }
@@ -79,10 +81,13 @@ struct Media: Sendable {
         try Tones.ffmpeg(["-f", "lavfi", "-i", "testsrc=size=320x240:rate=25:duration=6", "-f", "lavfi",
                           "-i", "sine=frequency=500:duration=6:sample_rate=48000", "-c:v", "libx264", "-preset", "ultrafast",
                           "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", "-metadata", "title=Pattern", video.path])
+        let otherRate = dir.appendingPathComponent("rate44100.flac")
+        try Tones.ffmpeg(["-f", "lavfi", "-i", "sine=frequency=700:duration=1.5:sample_rate=44100", "-ac", "2",
+                          "-metadata", "title=At 44.1 kHz", otherRate.path])
         return Media(dir: dir, tones: tones, withCover: withCover, cover: cover, broken: broken,
                      embeddedArt: embeddedArt, long: long, gapless: gapless,
                      quieter: try tagged("quieter.flac", hz: 440, gain: "-6.00"),
-                     louder: try tagged("louder.flac", hz: 880, gain: "0.00"), video: video)
+                     louder: try tagged("louder.flac", hz: 880, gain: "0.00"), video: video, otherRate: otherRate)
     }
 }
 
