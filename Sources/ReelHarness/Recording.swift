@@ -16,8 +16,10 @@ public final class Recording: @unchecked Sendable {
     private var reader: Thread?
     private let finished = DispatchSemaphore(value: 0)
     private var samples: [Int16] = []
-    /// The monotonic time of sample 0.
-    private var origin: MonotonicTime = 0
+    /// Stretches of samples that arrived as one continuous stream: (first
+    /// sample, clock time sample 0 would have had). A server sends nothing
+    /// from its monitor while nothing plays, so each stretch needs its own origin.
+    private var runs: [(first: Int, origin: MonotonicTime)] = []
 
     init(_ tool: String, _ args: [String], environment: [String: String]) throws {
         process.executableURL = URL(fileURLWithPath: tool)
@@ -64,9 +66,10 @@ public final class Recording: @unchecked Sendable {
         return data.count
     }
 
-    /// Stops recording and maps the samples to the clock. Sample n of a chunk
-    /// that arrived at t was heard no later than t; the earliest such bound
-    /// over all chunks places sample 0 (to within a few ms).
+    /// Stops recording and maps the samples to the clock. The last sample of
+    /// a chunk that arrived at t was heard no later than t; within a stretch
+    /// of continuous data the earliest such bound places it (to a few ms).
+    /// A chunk later than continuous data explains by 20 ms starts a new stretch.
     public func stop() {
         if process.isRunning { process.terminate() }
         process.waitUntilExit()
@@ -75,19 +78,35 @@ public final class Recording: @unchecked Sendable {
         defer { lock.unlock() }
         samples = data.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
         let perSample = 1_000_000.0 / Double(Recording.rate)
-        origin = arrivals.map { $0.0 - MonotonicTime(Double($0.1 / 2) * perSample) }.min() ?? 0
+        runs = []
+        var received = 0
+        for (arrival, bytes) in arrivals {
+            let origin = arrival - MonotonicTime(Double(bytes / 2) * perSample)
+            if let last = runs.last, origin - last.origin <= 20_000 {
+                runs[runs.count - 1].origin = min(last.origin, origin)
+            } else {
+                runs.append((received, origin))
+            }
+            received = bytes / 2
+        }
+        if runs.isEmpty { runs = [(0, 0)] }
     }
 
     // MARK: Questions
 
-    public var duration: MonotonicTime { time(ofSample: samples.count) - origin }
-
     public func time(ofSample n: Int) -> MonotonicTime {
-        origin + MonotonicTime(Double(n) * 1_000_000 / Double(Recording.rate))
+        let run = runs.last { $0.first <= n } ?? runs[0]
+        return run.origin + MonotonicTime(Double(n) * 1_000_000 / Double(Recording.rate))
     }
 
+    /// The sample heard at `time`; in a stretch with no data, the first one after it.
     private func sample(at time: MonotonicTime) -> Int {
-        min(max(Int(Double(time - origin) * Double(Recording.rate) / 1_000_000), 0), samples.count)
+        for (i, run) in runs.enumerated() {
+            let n = Int(Double(time - run.origin) * Double(Recording.rate) / 1_000_000)
+            let end = i + 1 < runs.count ? runs[i + 1].first : samples.count
+            if n < end { return min(max(n, run.first), samples.count) }
+        }
+        return samples.count
     }
 
     /// Stretches of sound, in 1 ms windows, as (start, end) clock times.

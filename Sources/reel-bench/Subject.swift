@@ -10,17 +10,22 @@ struct Subject {
     let busName: String
     let child: ChildProcess
 
-    static func reeld(files: [URL], bus: PrivateBus) throws -> Subject {
+    /// reeld on `files`, with a fresh queue, playing to `ao` (a server reached through `environment`).
+    static func reeld(files: [URL], bus: PrivateBus, ao: String = "null", environment: [String: String] = [:],
+                      paused: Bool = false) throws -> Subject {
         let release = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("reeld")
-        let child = try ChildProcess(release, ["--ao", "null"] + files.map(\.path), busAddress: bus.address, home: bus.dir)
+        let child = try ChildProcess(release, ["--ao", ao, "--fresh"] + (paused ? ["--paused"] : []) + files.map(\.path),
+                                     busAddress: bus.address, home: bus.dir, environment: environment)
         return Subject(label: "reeld", busName: "org.mpris.MediaPlayer2.reel", child: child)
     }
 
-    static func mpvMPRIS(files: [URL], bus: PrivateBus) throws -> Subject {
+    /// mpv playing `files` as its own playlist, with mpv-mpris for MPRIS.
+    static func mpvMPRIS(files: [URL], bus: PrivateBus, ao: String = "null", environment: [String: String] = [:],
+                         paused: Bool = false) throws -> Subject {
         let child = try ChildProcess(URL(fileURLWithPath: "/usr/bin/mpv"),
-                                     ["--no-config", "--ao=null", "--no-video", "--idle=yes", "--no-terminal",
-                                      "--script=/usr/lib/mpv-mpris/mpris.so"] + files.map(\.path),
-                                     busAddress: bus.address, home: bus.dir)
+                                     ["--no-config", "--ao=\(ao)", "--no-video", "--idle=yes", "--no-terminal",
+                                      "--script=/usr/lib/mpv-mpris/mpris.so"] + (paused ? ["--pause"] : []) + files.map(\.path),
+                                     busAddress: bus.address, home: bus.dir, environment: environment)
         return Subject(label: "mpv + mpv-mpris", busName: "org.mpris.MediaPlayer2.mpv", child: child)
     }
 

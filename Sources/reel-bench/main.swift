@@ -67,6 +67,43 @@ if CommandLine.arguments.contains("--latency") {
           + "p99.9 \(ms(stats.percentile(99.9)))  max \(ms(stats.percentile(100)))")
     exit(0)
 }
+/// The sound-server part: per server, reeld and mpv's own playlist.
+func soundFigures() throws -> [(SoundServer.Kind, reel: SoundBench.Figures, mpv: SoundBench.Figures)] {
+    let bench = try SoundBench.media(in: dir)
+    return try SoundServer.Kind.allCases.map { kind in
+        let server = try SoundServer(kind)
+        defer { server.stop() }
+        say("\(kind.name): reeld")
+        let reel = try bench.run(on: server) { try Subject.reeld(files: $0, bus: $1, ao: $2, environment: $3, paused: $4) }
+        say("\(kind.name): mpv + mpv-mpris")
+        let mpv = try bench.run(on: server) { try Subject.mpvMPRIS(files: $0, bus: $1, ao: $2, environment: $3, paused: $4) }
+        return (kind, reel, mpv)
+    }
+}
+
+func printSound(_ rows: [(SoundServer.Kind, reel: SoundBench.Figures, mpv: SoundBench.Figures)]) {
+    // The recording places sound to within a few ms: whole ms are all it can tell.
+    func whole(_ micros: Double) -> String { micros.isNaN ? "n/a" : String(format: "%.0f", micros / 1000) }
+    func list(_ values: [Double]) -> String { values.map(whole).joined(separator: ", ") + " ms" }
+    for (kind, reel, mpv) in rows {
+        print("\n\(kind.name), a private server with a null sink recorded from its monitor:\n")
+        print("| measure | reeld | mpv's own playlist + mpv-mpris |")
+        print("|---|---|---|")
+        print("| silence at each of 3 transitions (3 s FLAC tracks) | \(list(reel.gaps)) | \(list(mpv.gaps)) |")
+        print("| new Metadata signal after the new track is heard | \(list(reel.metadataLag)) | \(list(mpv.metadataLag)) |")
+        print("| PlayPause → first audio, from a paused load | \(whole(reel.firstStart)) ms | \(whole(mpv.firstStart)) ms |")
+        print("| PlayPause → audio again, resume, median of 5 (max) | \(whole(Stats(reel.resume).median)) "
+              + "(\(whole(Stats(reel.resume).percentile(100)))) ms | \(whole(Stats(mpv.resume).median)) "
+              + "(\(whole(Stats(mpv.resume).percentile(100)))) ms |")
+        print("| Seeked in 30 s of steady playback | \(reel.steadySeeked) | \(mpv.steadySeeked) |")
+    }
+}
+
+// `reel-bench --sound` measures only on the sound servers.
+if CommandLine.arguments.contains("--sound") {
+    printSound(try soundFigures())
+    exit(0)
+}
 // `reel-bench --library` measures only the library part.
 let libraryOnly = CommandLine.arguments.contains("--library")
 if libraryOnly {
@@ -84,6 +121,8 @@ say("bare mpv: CPU and RSS over 10 s of playback")
 let bareUsage = Usage.measure(pid: bare.child.process.processIdentifier, seconds: 10)
 bare.child.stop()
 
+let sound = try soundFigures()
+
 say("library: 100,000 items")
 let libraryFigures = try LibraryBench(items: 100_000).run()
 
@@ -92,7 +131,8 @@ let cpu = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
     .trimmingCharacters(in: .whitespaces) ?? "unknown CPU"
 let formatter = DateFormatter()
 formatter.dateFormat = "yyyy-MM-dd"
-print("Measured \(formatter.string(from: Date())) on \(cpu), \(ProcessInfo.processInfo.activeProcessorCount) cores, ao=null.\n")
+print("Measured \(formatter.string(from: Date())) on \(cpu), \(ProcessInfo.processInfo.activeProcessorCount) cores.\n")
+print("With ao=null:\n")
 print("| measure | reeld | mpv + mpv-mpris |")
 print("|---|---|---|")
 print("| PlayPause → PropertiesChanged, p50 (200 calls) | \(ms(reel.latency.median)) | \(ms(mpv.latency.median)) |")
@@ -109,6 +149,7 @@ print("| CPU over 10 s of playback | \(String(format: "%.1f", reel.usage.cpuPerc
       + "\(String(format: "%.1f", mpv.usage.cpuPercent)) % |")
 print("\nBare `mpv --no-video` on the same file: RSS \(bareUsage.rssKiB / 1024) MiB, "
       + "CPU \(String(format: "%.1f", bareUsage.cpuPercent)) %.")
+printSound(sound)
 print("\nLibrary of 100,000 synthetic items:\n")
 print("| measure | figure |")
 print("|---|---|")

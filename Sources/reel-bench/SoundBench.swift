@@ -1,0 +1,111 @@
+import Foundation
+import ReelCore
+import ReelDBus
+import ReelHarness
+import ReelMPRIS
+
+/// What is heard, on a private sound server recorded from its monitor:
+/// reeld against mpv playing the same files as its own playlist.
+struct SoundBench {
+    /// Four 3 s FLAC tones of one format at these frequencies, then a 60 s one.
+    static let frequencies = [300.0, 500.0, 700.0, 900.0]
+    let tracks: [URL]
+    let long: URL
+
+    struct Figures {
+        /// Silence at each of the three transitions, µs.
+        var gaps: [Double] = []
+        /// Metadata signal minus the audible start of the new track, µs (negative: early).
+        var metadataLag: [Double] = []
+        /// PlayPause (from a paused first load) to the first sound, µs.
+        var firstStart = Double.nan
+        /// PlayPause (resuming) to the first sound, µs, five times.
+        var resume: [Double] = []
+        /// Seeked signals in 30 s of steady playback.
+        var steadySeeked = 0
+    }
+
+    typealias Start = (_ files: [URL], _ bus: PrivateBus, _ ao: String, _ env: [String: String], _ paused: Bool) throws -> Subject
+
+    static func media(in dir: URL) throws -> SoundBench {
+        let tracks = try frequencies.enumerated().map { i, hz -> URL in
+            let url = dir.appendingPathComponent("transition\(i + 1).flac")
+            try Tones.ffmpeg(["-f", "lavfi", "-i", "sine=frequency=\(Int(hz)):duration=3:sample_rate=48000", "-ac", "2",
+                              "-metadata", "title=Transition \(i + 1)", url.path])
+            return url
+        }
+        let long = dir.appendingPathComponent("steady.flac")
+        try Tones.ffmpeg(["-f", "lavfi", "-i", "sine=frequency=600:duration=60:sample_rate=48000", "-ac", "2", long.path])
+        return SoundBench(tracks: tracks, long: long)
+    }
+
+    func run(on server: SoundServer, _ start: Start) throws -> Figures {
+        var figures = Figures()
+        try transitions(on: server, start, into: &figures)
+        try playPause(on: server, start, into: &figures)
+        try steady(on: server, start, into: &figures)
+        return figures
+    }
+
+    /// The four tracks played through: the silence at each transition, and
+    /// when the new Metadata came relative to the new track being heard.
+    private func transitions(on server: SoundServer, _ start: Start, into figures: inout Figures) throws {
+        let bus = try PrivateBus()
+        let recording = try server.record()
+        try recording.waitUntilRunning()
+        let subject = try start(tracks, bus, server.kind.audioOutput, server.environment, false)
+        defer { subject.child.stop() }
+        let probe = try Probe(bus: bus, name: subject.busName)
+        try probe.waitForOwner()
+        var titles: [(String, Int64)] = []
+        probe.listen(Double(tracks.count) * 3 + 2.5) { message, at in
+            if let title = message.changed["Metadata"]?.dictionary?["xesam:title"]?.string { titles.append((title, at)) }
+        }
+        recording.stop()
+        guard var cursor = recording.sounds().first?.start else { throw HarnessError("nothing was heard") }
+        for (i, hz) in Self.frequencies.enumerated().dropFirst() {
+            guard let onset = recording.onset(of: hz, after: cursor + 1_000_000) else { continue }
+            figures.gaps.append(Double(recording.gaps(from: onset - 200_000, to: onset + 200_000).first?.length ?? 0))
+            if let (_, at) = titles.last(where: { $0.0 == "Transition \(i + 1)" }) {
+                figures.metadataLag.append(Double(at - onset))
+            }
+            cursor = onset
+        }
+    }
+
+    /// From a paused first load: PlayPause to the first sound; then five
+    /// pauses and resumes, PlayPause to the sound coming back.
+    private func playPause(on server: SoundServer, _ start: Start, into figures: inout Figures) throws {
+        let bus = try PrivateBus()
+        let recording = try server.record()
+        try recording.waitUntilRunning()
+        let subject = try start([long], bus, server.kind.audioOutput, server.environment, true)
+        defer { subject.child.stop() }
+        let probe = try Probe(bus: bus, name: subject.busName)
+        try probe.waitForOwner()
+        probe.listen(1) { _, _ in }
+        var sent: [Int64] = [try probe.send(MPRIS.player, "PlayPause")]
+        probe.listen(2.5) { _, _ in }
+        for _ in 0..<5 {
+            _ = try probe.send(MPRIS.player, "PlayPause")
+            probe.listen(0.6) { _, _ in }
+            sent.append(try probe.send(MPRIS.player, "PlayPause"))
+            probe.listen(0.8) { _, _ in }
+        }
+        recording.stop()
+        let latencies = sent.map { at in recording.firstSound(after: at).map { Double($0 - at) } ?? .nan }
+        figures.firstStart = latencies[0]
+        figures.resume = Array(latencies.dropFirst())
+    }
+
+    /// Seeked signals in 30 s of playback, from 2 s after the start.
+    private func steady(on server: SoundServer, _ start: Start, into figures: inout Figures) throws {
+        let bus = try PrivateBus()
+        let subject = try start([long], bus, server.kind.audioOutput, server.environment, false)
+        defer { subject.child.stop() }
+        let probe = try Probe(bus: bus, name: subject.busName)
+        try probe.waitForOwner()
+        probe.listen(2) { _, _ in }
+        probe.listen(30) { message, _ in if message.member == "Seeked" { figures.steadySeeked += 1 } }
+    }
+}
