@@ -15,6 +15,7 @@ public final class PrivateBus {
         process.arguments = ["--session", "--nofork", "--print-address=1", "--address=unix:path=\(dir.path)/bus"]
         let out = Pipe()
         process.standardOutput = out
+        process.standardError = FileHandle.nullDevice   // "Failed to set fd limit" when not root, and such
         try process.run()
         var text = Data()
         while !text.contains(UInt8(ascii: "\n")) {

@@ -83,7 +83,7 @@ func soundFigures() throws -> [(SoundServer.Kind, reel: SoundBench.Figures, mpv:
 
 func printSound(_ rows: [(SoundServer.Kind, reel: SoundBench.Figures, mpv: SoundBench.Figures)]) {
     // The recording places sound to within a few ms: whole ms are all it can tell.
-    func whole(_ micros: Double) -> String { micros.isNaN ? "n/a" : String(format: "%.0f", micros / 1000) }
+    func whole(_ micros: Double) -> String { micros.isNaN ? "n/a" : String(Int((micros / 1000).rounded())) }
     func list(_ values: [Double]) -> String { values.map(whole).joined(separator: ", ") + " ms" }
     for (kind, reel, mpv) in rows {
         print("\n\(kind.name), a private server with a null sink recorded from its monitor:\n")
