@@ -31,7 +31,8 @@ class DaemonTestCase: XCTestCase {
 
     override func tearDown() {
         daemon?.stop()
-        if let daemon, testRun?.hasSucceeded == false { print("reeld output:\n\(daemon.text)") }
+        // (hasSucceeded is false until the run stops, which is after tearDown.)
+        if let daemon, (testRun?.totalFailureCount ?? 0) > 0 { print("reeld output:\n\(daemon.text)") }
         daemon = nil
         client = nil
         bus = nil
