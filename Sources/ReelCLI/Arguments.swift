@@ -83,7 +83,11 @@ public enum Arguments {
             }
         }
         guard let verb = rest.popFirst() else { return (options, .status(json: false, follow: false)) }
-        let operands = Array(rest)
+        // "--" ends the options: what follows is taken as it is, even "-name.ogg".
+        var operands = Array(rest)
+        if verb == "add" || verb == "lib" || verb == "library", let end = operands.firstIndex(of: "--") {
+            operands.remove(at: end)
+        }
         func flags(_ allowed: Set<String>) throws -> Set<String> {
             for o in operands where !allowed.contains(o) { throw UsageError("\(verb): unexpected argument \(o)") }
             return Set(operands)

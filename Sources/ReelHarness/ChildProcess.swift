@@ -27,6 +27,8 @@ public final class ChildProcess {
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         process.executableURL = executable
         process.arguments = args
+        // Its working directory is its home, so that anything it writes there stays in the test.
+        process.currentDirectoryURL = home
         var env = ProcessInfo.processInfo.environment
         env["DBUS_SESSION_BUS_ADDRESS"] = busAddress
         if busAddress == nil { env.removeValue(forKey: "DBUS_SESSION_BUS_ADDRESS") }

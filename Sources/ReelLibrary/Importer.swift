@@ -24,6 +24,10 @@ public final class Importer: Sendable {
         "mp4", "m4v", "mkv", "webm", "avi", "mov", "ogv", "mpg", "mpeg", "flv", "3gp",
     ]
     static let playlistExtensions: Set<String> = ["m3u", "m3u8", "pls"]
+    /// How deep playlists may include playlists, and how many entries all the
+    /// playlists of one import may list: a hostile playlist cannot exhaust memory.
+    public static let maxPlaylistDepth = 8
+    public static let maxPlaylistEntries = 100_000
     let libraryPath: String
     let workers: Int
 
@@ -36,9 +40,11 @@ public final class Importer: Sendable {
     /// is called from worker threads.
     public func run(_ inputs: [String], progress: @Sendable (Int, Int) -> Void) -> ImportSummary {
         var summary = ImportSummary()
-        var files: [String] = []
-        var urls: [String] = []
-        for input in inputs { expand(input, into: &files, urls: &urls, problems: &summary.problems, depth: 0) }
+        var expansion = Expansion()
+        for input in inputs { Importer.expand(input, into: &expansion, depth: 0) }
+        var files = expansion.items.filter { $0.hasPrefix("/") }
+        let urls = expansion.items.filter { !$0.hasPrefix("/") }
+        summary.problems = expansion.problems
         let library: Library
         do { library = try Library(path: libraryPath) } catch {
             summary.problems.append((libraryPath, "\(error)"))
@@ -47,8 +53,8 @@ public final class Importer: Sendable {
         // The same file named twice (a folder and a playlist in it) is probed once.
         var seen = Set<String>()
         files = files.filter { seen.insert(URL(fileURLWithPath: $0).standardized.path).inserted }
-        urls = urls.filter { seen.insert($0).inserted }
-        let total = files.count + urls.count
+        let unique = urls.filter { seen.insert($0).inserted }
+        let total = files.count + unique.count
         let paths = files
         let results = Results(count: paths.count)
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
@@ -65,7 +71,7 @@ public final class Importer: Sendable {
             case nil: summary.problems.append((path, "not probed"))
             }
         }
-        items += urls.map { ProbedItem(title: nil, remoteURL: $0) }
+        items += unique.map { ProbedItem(title: nil, remoteURL: $0) }
         // Batches keep each transaction short, so playback's own writes never wait long.
         for start in stride(from: 0, to: items.count, by: 500) {
             let batch = Array(items[start..<min(start + 500, items.count)])
@@ -99,18 +105,47 @@ public final class Importer: Sendable {
         }
     }
 
-    private func expand(_ input: String, into files: inout [String], urls: inout [String],
-                        problems: inout [(String, String)], depth: Int) {
-        if input.hasPrefix("http://") || input.hasPrefix("https://") { urls.append(input); return }
+    /// The entries of a playlist file, in order, as absolute paths and http(s)
+    /// URLs, with playlists inside expanded (each once), and what was skipped.
+    public static func playlistEntries(_ path: String) -> (entries: [String], problems: [(String, String)]) {
+        var expansion = Expansion()
+        expand(path, into: &expansion, depth: 0)
+        return (expansion.items, expansion.problems)
+    }
+
+    public static func isPlaylist(_ path: String) -> Bool {
+        playlistExtensions.contains((path as NSString).pathExtension.lowercased())
+    }
+
+    /// What the inputs expand to, in order: absolute paths of regular files
+    /// and http(s) URLs; and what went wrong on the way (each problem once).
+    struct Expansion {
+        var items: [String] = []
+        var problems: [(String, String)] = []
+        private var reported = Set<String>()
+        /// Playlist files already expanded in this import, by device and inode.
+        var playlistsSeen = Set<[UInt64]>()
+        var playlistEntries = 0
+
+        mutating func problem(_ input: String, _ why: String) {
+            guard reported.insert(input + "\u{0}" + why).inserted else { return }
+            problems.append((input, why))
+        }
+    }
+
+    private static func expand(_ input: String, into x: inout Expansion, depth: Int) {
+        if input.hasPrefix("http://") || input.hasPrefix("https://") { x.items.append(input); return }
         let path = input.hasPrefix("file://") ? (URL(string: input)?.path ?? input) : input
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            problems.append((input, "no such file"))
+        guard path.hasPrefix("/") else { x.problem(input, "not an absolute path or an http(s) URL"); return }
+        guard path.utf8.count < PATH_MAX else { x.problem(input, "the path is longer than the system allows (\(PATH_MAX) bytes)"); return }
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            x.problem(input, errno == ENAMETOOLONG ? "a name in the path is too long" : "no such file")
             return
         }
-        if isDirectory.boolValue {
+        if (info.st_mode & S_IFMT) == S_IFDIR {
             guard let walker = FileManager.default.enumerator(atPath: path) else {
-                problems.append((input, "cannot read the folder"))
+                x.problem(input, "cannot read the folder")
                 return
             }
             var found: [String] = []
@@ -118,29 +153,45 @@ public final class Importer: Sendable {
                 let full = path + "/" + relative
                 if Importer.mediaExtensions.contains((relative as NSString).pathExtension.lowercased()) { found.append(full) }
             }
-            files += found.sorted()
+            x.items += found.sorted()
             return
         }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { x.problem(input, "not a regular file"); return }
         let ext = (path as NSString).pathExtension.lowercased()
         if Importer.playlistExtensions.contains(ext) {
-            guard depth < 4 else { problems.append((input, "playlists nest too deeply")); return }
-            guard let data = FileManager.default.contents(atPath: path) else {
-                problems.append((input, "cannot read the playlist"))
+            expandPlaylist(path, input, id: [UInt64(info.st_dev), UInt64(info.st_ino)], pls: ext == "pls", into: &x, depth: depth)
+            return
+        }
+        guard access(path, R_OK) == 0 else {
+            x.problem(input, "not readable")
+            return
+        }
+        x.items.append(path)
+    }
+
+    private static func expandPlaylist(_ path: String, _ input: String, id: [UInt64], pls: Bool, into x: inout Expansion, depth: Int) {
+        guard x.playlistsSeen.insert(id).inserted else {
+            x.problem(input, depth > 0 ? "playlist includes itself (or one that includes it); expanded once" : "listed twice")
+            return
+        }
+        guard depth < Importer.maxPlaylistDepth else {
+            x.problem(input, "playlists nest more than \(Importer.maxPlaylistDepth) deep")
+            return
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            x.problem(input, "cannot read the playlist")
+            return
+        }
+        let base = (path as NSString).deletingLastPathComponent
+        for entry in PlaylistFile.entries(String(decoding: data, as: UTF8.self), pls: pls) {
+            guard x.playlistEntries < Importer.maxPlaylistEntries else {
+                x.problem(input, "playlists list more than \(Importer.maxPlaylistEntries) entries; the rest were skipped")
                 return
             }
-            let text = String(decoding: data, as: UTF8.self)
-            let base = (path as NSString).deletingLastPathComponent
-            for entry in PlaylistFile.entries(text, pls: ext == "pls") {
-                let resolved = entry.hasPrefix("/") || entry.contains("://") ? entry : base + "/" + entry
-                expand(resolved, into: &files, urls: &urls, problems: &problems, depth: depth + 1)
-            }
-            return
+            x.playlistEntries += 1
+            let resolved = entry.hasPrefix("/") || entry.contains("://") ? entry : base + "/" + entry
+            expand(resolved, into: &x, depth: depth + 1)
         }
-        guard FileManager.default.isReadableFile(atPath: path) else {
-            problems.append((input, "not readable"))
-            return
-        }
-        files.append(path)
     }
 }
 

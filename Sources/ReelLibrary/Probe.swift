@@ -23,7 +23,7 @@ public enum Probe {
 
     /// Reads a local file.
     public static func file(_ path: String, timeout: Double = 30) throws -> ProbedItem {
-        var item = try probe(ffmpegInput(path), timeout: timeout)
+        var item = try probe(ffmpegInput(path), timeout: timeout, needsDuration: true)
         item.localPath = path
         let dir = (path as NSString).deletingLastPathComponent
         item.cover = coverNames.map { dir + "/" + $0 }.first { FileManager.default.isReadableFile(atPath: $0) }
@@ -33,43 +33,47 @@ public enum Probe {
     /// Reads the start of a remote file (ffprobe fetches only what it needs).
     public static func remote(_ url: String, timeout: Double = 15) throws -> ProbedItem {
         guard url.hasPrefix("http://") || url.hasPrefix("https://") else { throw Failure.unreadable("not an http(s) URL") }
-        var item = try probe(url, options: ["-rw_timeout", "\(Int(timeout * 1_000_000))"], timeout: timeout)
+        var item = try probe(url, options: ["-rw_timeout", "\(Int(timeout * 1_000_000))"], timeout: timeout,
+                             needsDuration: false)
         item.remoteURL = url
         return item
     }
 
-    private static func probe(_ input: String, options: [String] = [], timeout: Double) throws -> ProbedItem {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/ffprobe")
-        p.arguments = ["-v", "error"] + options
-            + ["-print_format", "json", "-show_entries", "format=duration:format_tags:stream_tags", input]
-        let out = Pipe()
-        let err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        p.standardInput = FileHandle.nullDevice
-        do { try p.run() } catch { throw Failure.unreadable("cannot run ffprobe: \(error)") }
-        let watchdog = DispatchWorkItem { if p.isRunning { p.terminate() } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        watchdog.cancel()
-        guard p.terminationStatus == 0,
-              let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+    /// A file counts as media when ffprobe finds an audio or video stream and,
+    /// for a file, a duration: it takes random bytes named .mp3 for an MP3
+    /// stream, but can then say nothing of its length.
+    private static func probe(_ input: String, options: [String] = [], timeout: Double,
+                              needsDuration: Bool) throws -> ProbedItem {
+        let result: Subprocess.Result
+        do {
+            result = try Subprocess.run("/usr/bin/ffprobe", ["-v", "error"] + options
+                                        + ["-print_format", "json", "-show_entries",
+                                           "format=duration:format_tags:stream=codec_type:stream_tags", input],
+                                        timeout: timeout)
+        } catch {
+            throw Failure.unreadable("cannot run ffprobe: \(error)")
+        }
+        if result.timedOut { throw Failure.unreadable("ffprobe gave no answer within \(Int(timeout)) s") }
+        let errors = String(decoding: result.errors, as: UTF8.self)
+        guard result.status == 0,
+              let json = try? JSONSerialization.jsonObject(with: result.output) as? [String: Any],
               let format = json["format"] as? [String: Any] else {
             let reason = errors.split(separator: "\n").last.map(String.init) ?? "not a media file"
             throw Failure.unreadable("not readable as media: " + reason.replacingOccurrences(of: input + ": ", with: ""))
         }
+        let streams = (json["streams"] as? [[String: Any]]) ?? []
+        let seconds = (format["duration"] as? String).flatMap(Double.init)
+        guard streams.contains(where: { ["audio", "video"].contains($0["codec_type"] as? String) }),
+              !needsDuration || (seconds ?? 0) > 0 else {
+            throw Failure.unreadable("not a media file (ffprobe finds no playable audio or video in it)")
+        }
         // Containers keep tags on the format (MP3, MP4) or on the stream (Ogg); the format's win.
         var tags: [String: String] = [:]
-        let streams = (json["streams"] as? [[String: Any]]) ?? []
         for source in streams.compactMap({ $0["tags"] as? [String: Any] }) + [(format["tags"] as? [String: Any]) ?? [:]] {
             for (key, value) in source {
                 if let text = value as? String, !text.isEmpty { tags[key.lowercased()] = text }
             }
         }
-        let seconds = (format["duration"] as? String).flatMap(Double.init)
         return ProbedItem(title: tags["title"], artist: tags["artist"] ?? tags["album_artist"], album: tags["album"],
                           duration: seconds.flatMap(MediaTime.fromSeconds))
     }

@@ -16,6 +16,10 @@ extension MPRISService {
         switch (interface, member) {
         case (MPRIS.reel, "LibraryAdd"):
             let inputs = args[0].stringArray ?? []
+            // The daemon's working directory means nothing to a client: names must be absolute.
+            if let relative = inputs.first(where: { !URIValidator.isAbsolute($0) }) {
+                throw BusError.invalidArgs("LibraryAdd takes absolute paths and file, http or https URIs, not \"\(relative)\"")
+            }
             try library.importItems(inputs, progress: { [weak self] done, total in
                 self?.emit(MPRIS.reel, "ImportProgress", [.uint32(UInt32(done)), .uint32(UInt32(total))])
                 self?.flush()

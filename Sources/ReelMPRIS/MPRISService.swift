@@ -95,22 +95,22 @@ public final class MPRISService {
             // A track id that is not ours can never be current: ignored, as MPRIS says.
             if let id = TrackID.entry(args[0].string!) { try run(.setPosition(id, args[1].int64!)) }
         case (MPRIS.player, "OpenUri"):
-            let uri = try URIValidator.validate(args[0].string!).get()
-            try run(.add(uris: [uri], after: nil, atStart: false, play: true))
+            let uris = try URIValidator.expand(args[0].string!).get()
+            try run(.add(uris: uris, after: nil, atStart: false, play: true))
         case (MPRIS.trackList, "GetTracksMetadata"):
             let wanted = (args[0].array ?? []).compactMap { $0.string.flatMap(TrackID.entry) }
             let byID = Dictionary(host.snapshot.entries.map { ($0.id, $0) }) { a, _ in a }
             return [.array(elementSignature: "a{sv}", wanted.compactMap { byID[$0].map(MetadataMap.of) })]
         case (MPRIS.trackList, "AddTrack"):
-            let uri = try URIValidator.validate(args[0].string!).get()
+            let uris = try URIValidator.expand(args[0].string!).get()
             let afterPath = args[1].string!
             let atStart = afterPath == MPRIS.noTrack
             let after = atStart ? nil : try entry(afterPath)
-            try run(.add(uris: [uri], after: after, atStart: atStart, play: args[2].bool!))
+            try run(.add(uris: uris, after: after, atStart: atStart, play: args[2].bool!))
         case (MPRIS.trackList, "RemoveTrack"): try run(.remove(try entry(args[0].string!)))
         case (MPRIS.trackList, "GoTo"): try run(.goTo(try entry(args[0].string!)))
         case (MPRIS.reel, "Add"):
-            let uris = try (args[0].stringArray ?? []).map { try URIValidator.validate($0).get() }
+            let uris = try (args[0].stringArray ?? []).flatMap { try URIValidator.expand($0).get() }
             let before = Set(host.snapshot.entries.map(\.id))
             try run(.add(uris: uris, after: nil, atStart: false, play: args[1].bool!))
             let added = host.snapshot.entries.filter { !before.contains($0.id) }

@@ -1,5 +1,6 @@
 import Foundation
 import ReelDBus
+import ReelLibrary
 
 /// Checks a URI a client asks to play. Accepted: `file://` URIs of readable
 /// regular files, absolute paths (turned into `file://` URIs), and `http(s)://`
@@ -26,14 +27,40 @@ public enum URIValidator {
         }
     }
 
+    /// An absolute path, or a URI of a scheme reel plays.
+    public static func isAbsolute(_ text: String) -> Bool {
+        if text.hasPrefix("/") { return true }
+        guard let scheme = URL(string: text)?.scheme?.lowercased() else { return false }
+        return schemes.contains(scheme)
+    }
+
+    /// Like `validate`, but a local M3U/M3U8/PLS playlist becomes its entries
+    /// (those that can be played; the rest are left out), so that mpv never
+    /// expands a playlist behind the engine's back.
+    public static func expand(_ text: String) -> Result<[String], BusError> {
+        validate(text).flatMap { uri in
+            guard let url = URL(string: uri), url.isFileURL, Importer.isPlaylist(url.path) else { return .success([uri]) }
+            let entries = Importer.playlistEntries(url.path).entries.compactMap { try? validate($0).get() }
+            guard !entries.isEmpty else {
+                return .failure(BusError(MPRIS.errorInvalidURI, "the playlist \(url.path) has nothing reel can play"))
+            }
+            return .success(entries)
+        }
+    }
+
     private static func checkFile(_ url: URL) -> Result<String, BusError> {
         let path = url.path
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
             return .failure(BusError(MPRIS.errorNoSuchFile, "no such file: \(path)"))
         }
-        guard !isDirectory.boolValue else { return .failure(BusError(MPRIS.errorNoSuchFile, "is a directory: \(path)")) }
-        guard FileManager.default.isReadableFile(atPath: path) else {
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR: return .failure(BusError(MPRIS.errorNoSuchFile, "is a directory: \(path)"))
+        case S_IFIFO: return .failure(BusError(MPRIS.errorInvalidURI, "is a named pipe (FIFO), not a file reel can play: \(path)"))
+        default: return .failure(BusError(MPRIS.errorInvalidURI, "not a regular file: \(path)"))
+        }
+        guard access(path, R_OK) == 0 else {
             return .failure(BusError(MPRIS.errorNoSuchFile, "not readable: \(path)"))
         }
         return .success(url.absoluteString)

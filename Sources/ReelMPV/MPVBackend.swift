@@ -191,6 +191,18 @@ public final class MPVBackend {
         tokens = tokens.filter { kept.contains($0.key) }
     }
 
+    /// Removes the mpv playlist entries with ids first ..< first + count.
+    private func removeEntries(from first: Int64, count: Int32) {
+        guard count > 0 else { return }
+        var node = mpv_node()
+        guard mpv_get_property(handle, "playlist", MPV_FORMAT_NODE, &node) >= 0 else { return }
+        let ids = MPVNode.array(node).map { MPVNode.map($0)["id"].flatMap(MPVNode.int64) }
+        mpv_free_node_contents(&node)
+        for (index, id) in ids.enumerated().reversed() {
+            if let id, id >= first, id < first + Int64(count) { command(["playlist-remove", String(index)]) }
+        }
+    }
+
     /// mpv's real position now, in µs; nil when nothing is playing.
     public func position() -> MediaTime? {
         if let pausedSeekTarget { return pausedSeekTarget }
@@ -247,6 +259,12 @@ public final class MPVBackend {
             case MPV_END_FILE_REASON_EOF: return .endOfFile(token)
             case MPV_END_FILE_REASON_ERROR:
                 failure = (token, MPVError.describe(end.error), openingError)
+                return nil
+            case MPV_END_FILE_REASON_REDIRECT:
+                // A playlist (by its content, or served over http): mpv put its entries
+                // in its own playlist. The queue is the engine's: take them out again.
+                removeEntries(from: end.playlist_insert_id, count: end.playlist_insert_num_entries)
+                failure = (token, "is a playlist, not media", "queue it with reel add or OpenUri, which add its entries")
                 return nil
             default: return nil
             }

@@ -55,19 +55,16 @@ final class CoverArt: Sendable {
     private static func runFFmpeg(input: String, output: URL) -> Bool {
         try? FileManager.default.createDirectory(at: output.deletingLastPathComponent(), withIntermediateDirectories: true)
         let partial = output.deletingPathExtension().appendingPathExtension("part.jpg")
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        p.arguments = ["-nostdin", "-loglevel", "error", "-y", "-i", Probe.ffmpegInput(input), "-an", "-map", "0:v:0",
-                       "-frames:v", "1", Probe.ffmpegInput(partial.path)]
-        p.standardInput = FileHandle.nullDevice
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        do { try p.run() } catch {
+        let result: Subprocess.Result
+        do {
+            result = try Subprocess.run("/usr/bin/ffmpeg", ["-nostdin", "-loglevel", "error", "-y", "-i", Probe.ffmpegInput(input),
+                                                            "-an", "-map", "0:v:0", "-frames:v", "1",
+                                                            Probe.ffmpegInput(partial.path)], timeout: 30)
+        } catch {
             log("cannot extract cover art (is ffmpeg installed?): \(error)")
             return false
         }
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else { try? FileManager.default.removeItem(at: partial); return false }
+        guard result.status == 0, !result.timedOut else { try? FileManager.default.removeItem(at: partial); return false }
         // Renamed into place only once complete, so a reader never sees half a file.
         return (try? FileManager.default.moveItem(at: partial, to: output)) != nil
     }

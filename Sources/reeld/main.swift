@@ -63,8 +63,8 @@ var uris: [String] = []
 for file in options.files {
     let absolute = file.contains("://") || file.hasPrefix("/")
         ? file : FileManager.default.currentDirectoryPath + "/" + file
-    switch URIValidator.validate(absolute) {
-    case .success(let uri): uris.append(uri)
+    switch URIValidator.expand(absolute) {
+    case .success(let expanded): uris += expanded
     case .failure(let error): log("skipping \(file): \(error.message)")
     }
 }
@@ -78,4 +78,6 @@ if !uris.isEmpty {
     }
 }
 log("ready as \(busName) (\(restored) restored, \(uris.count) added)")
-exit(daemon.runLoop(stopFD: stopFD))
+let status = daemon.runLoop(stopFD: stopFD)
+Subprocess.terminateAll()   // probes and cover-art extractions still running die with the daemon
+exit(status)

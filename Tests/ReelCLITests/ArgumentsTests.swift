@@ -25,6 +25,11 @@ final class ArgumentsTests: XCTestCase {
         XCTAssertEqual(try Arguments.parse([]).1, .status(json: false, follow: false))
     }
 
+    func testDoubleDashEndsOptions() throws {
+        XCTAssertEqual(try Arguments.parse(["add", "--", "-x.ogg", "y.ogg"]).1, .add(["-x.ogg", "y.ogg"]))
+        XCTAssertEqual(try Arguments.parse(["lib", "add", "--", "-report"]).1, .libAdd(["-report"]))
+    }
+
     func testPlayerOption() throws {
         let (options, _) = try Arguments.parse(["--player", "reel.instance42", "status"])
         XCTAssertEqual(options.busName, "org.mpris.MediaPlayer2.reel.instance42")

@@ -1,0 +1,66 @@
+import Foundation
+import ReelCore
+import ReelHarness
+import ReelMPRIS
+import XCTest
+
+/// What a hostile or unlucky user feeds the daemon: FIFOs, playlists in
+/// disguise, relative and option-like names.
+final class HostileInputTests: DaemonTestCase {
+    func testAFIFOIsRefusedAtTheEdge() throws {
+        let fifo = home.appendingPathComponent("fifo.ogg")
+        XCTAssertEqual(mkfifo(fifo.path, 0o600), 0)
+        try startDaemon([media.tones[0]], ["--paused"])
+        let message = assertError(MPRIS.errorInvalidURI) { try self.player("OpenUri", [.string(fifo.absoluteString)]) }
+        XCTAssertTrue(message.contains("named pipe"), message)
+        let (status, output) = try reel("add", fifo.path)
+        XCTAssertEqual(status, 1)
+        XCTAssertTrue(output.contains("named pipe"), output)
+        XCTAssertEqual(try tracks().count, 1, "the queue is as it was")
+    }
+
+    func testALocalPlaylistIsQueuedAsItsEntries() throws {
+        let list = home.appendingPathComponent("two.m3u")
+        try "#EXTM3U\n\(media.tones[1].path)\nmissing.ogg\n\(media.tones[2].lastPathComponent)\n"
+            .write(to: list, atomically: true, encoding: .utf8)
+        try FileManager.default.copyItem(at: media.tones[2], to: home.appendingPathComponent(media.tones[2].lastPathComponent))
+        try startDaemon([media.tones[0]], ["--paused"])
+        try player("OpenUri", [.string(list.absoluteString)])
+        try waitForTitle("Tone 2")
+        XCTAssertEqual(try tracks().count, 3, "tone 1, then the playlist's two playable entries")
+        let titles = try call(MPRIS.trackList, "GetTracksMetadata", [.objectPaths(try tracks())]).first?.array?
+            .compactMap { $0.dictionary?["xesam:url"]?.string }
+        XCTAssertEqual(titles?.last, home.appendingPathComponent(media.tones[2].lastPathComponent).absoluteString)
+    }
+
+    func testAPlaylistDisguisedAsMediaFailsAndTheQueueMovesOn() throws {
+        // m3u text in a .ogg: mpv would expand it behind the engine's back.
+        let disguised = home.appendingPathComponent("disguised.ogg")
+        try "#EXTM3U\n\(media.tones[3].path)\n".write(to: disguised, atomically: true, encoding: .utf8)
+        try startDaemon([disguised, media.tones[1]])
+        let error = try XCTUnwrap(waitForSignal {
+            $0.member == "PropertiesChanged" && $0.changedProperties?["LastError"] != nil
+        }?.changedProperties?["LastError"]?.string)
+        XCTAssertTrue(error.contains("is a playlist"), error)
+        try waitForTitle("Tone 2")
+        listen(for: 0.5)
+        XCTAssertEqual(try metadata()["xesam:title"]?.string, "Tone 2", "mpv did not play the disguised playlist's entry")
+        XCTAssertEqual(try tracks().count, 2, "nothing was added behind the engine's back")
+    }
+
+    func testLibraryAddOverDBusTakesOnlyAbsoluteNames() throws {
+        try startDaemon()
+        let message = assertError("org.freedesktop.DBus.Error.InvalidArgs") {
+            try self.call(MPRIS.reel, "LibraryAdd", [.strings(["-report", "plain.mp3"])])
+        }
+        XCTAssertTrue(message.contains("\"-report\""), message)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: home.path).filter { $0.hasPrefix("ffprobe-") }, [])
+        // An option-like name given as it should be (absolute) is just a file.
+        let named = home.appendingPathComponent("-report.ogg")
+        try FileManager.default.copyItem(at: media.tones[0], to: named)
+        let (status, output) = try reel("lib", "add", "--", named.path)
+        XCTAssertEqual(status, 0, output)
+        XCTAssertTrue(output.contains("added 1,"), output)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: home.path).filter { $0.hasPrefix("ffprobe-") }, [])
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import XCTest
+@testable import ReelLibrary
+
+/// Hostile input to the importer: playlists that include themselves, names
+/// that look like options, paths the system cannot take, files that are not media.
+final class ImporterTests: XCTestCase {
+    var dir: URL!
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("reel-import-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() {
+        try? FileManager.default.removeItem(at: dir)
+    }
+
+    func testAPlaylistThatListsItselfIsExpandedOnceAndSaidSoOnce() throws {
+        let list = dir.appendingPathComponent("loop.m3u")
+        // 40 lines naming itself and two that name files, as the hostile user's playlist.
+        let lines = Array(repeating: "loop.m3u", count: 40) + ["a.ogg", "/nowhere/b.ogg"]
+        try lines.joined(separator: "\n").write(to: list, atomically: true, encoding: .utf8)
+        try Data("x".utf8).write(to: dir.appendingPathComponent("a.ogg"))
+        let started = Date()
+        let (entries, problems) = Importer.playlistEntries(list.path)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 1, "no exponential expansion")
+        XCTAssertEqual(entries, [dir.appendingPathComponent("a.ogg").path])
+        XCTAssertEqual(problems.filter { $0.1.contains("includes itself") }.count, 1, "\(problems)")
+        XCTAssertEqual(problems.filter { $0.0 == "/nowhere/b.ogg" }.map(\.1), ["no such file"])
+    }
+
+    func testPlaylistsIncludingEachOtherAndNestingDeeplyAreBounded() throws {
+        for i in 0..<12 {   // 0 includes 1 includes 2 … 11 includes 0
+            try "p\((i + 1) % 12).m3u\n".write(to: dir.appendingPathComponent("p\(i).m3u"), atomically: true, encoding: .utf8)
+        }
+        let (entries, problems) = Importer.playlistEntries(dir.appendingPathComponent("p0.m3u").path)
+        XCTAssertEqual(entries, [])
+        XCTAssertEqual(problems.count, 1)
+        XCTAssertTrue(problems[0].1.contains("nest more than \(Importer.maxPlaylistDepth) deep"), "\(problems)")
+    }
+
+    func testAPlaylistOfMoreThanTheLimitIsCutAndSaidSo() throws {
+        let lines = (0..<(Importer.maxPlaylistEntries + 10)).map { "http://example.org/\($0).ogg" }
+        let list = dir.appendingPathComponent("huge.m3u")
+        try lines.joined(separator: "\n").write(to: list, atomically: true, encoding: .utf8)
+        let (entries, problems) = Importer.playlistEntries(list.path)
+        XCTAssertEqual(entries.count, Importer.maxPlaylistEntries)
+        XCTAssertEqual(problems.count, 1)
+    }
+
+    func testNamesThatAreNotAbsoluteOrTooLongOrNotFilesAreReported() throws {
+        let fifo = dir.appendingPathComponent("fifo.ogg").path
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        let long = "/" + String(repeating: "a/", count: Int(PATH_MAX))
+        let summary = Importer(libraryPath: dir.appendingPathComponent("lib.sqlite3").path)
+            .run(["-report", "plain.mp3", fifo, long]) { _, _ in }
+        let why = Dictionary(summary.problems.map { ($0.0, $0.1) }) { a, _ in a }
+        XCTAssertEqual(why["-report"], "not an absolute path or an http(s) URL")
+        XCTAssertEqual(why["plain.mp3"], "not an absolute path or an http(s) URL")
+        XCTAssertEqual(why[fifo], "not a regular file")
+        XCTAssertTrue(why[long]?.contains("longer than the system allows") == true, "\(summary.problems)")
+        XCTAssertEqual(summary.added, 0)
+    }
+
+    func testRandomBytesNamedMP3AreNotMedia() throws {
+        let random = dir.appendingPathComponent("random.mp3")
+        var generator = SystemRandomNumberGenerator()
+        try Data((0..<200_000).map { _ in UInt8.random(in: 0...255, using: &generator) }).write(to: random)
+        XCTAssertThrowsError(try Probe.file(random.path)) { error in
+            XCTAssertTrue("\(error)".contains("not a media file"), "\(error)")
+        }
+    }
+}
