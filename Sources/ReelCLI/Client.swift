@@ -72,7 +72,7 @@ public final class Client {
         let player = try connection.getAllProperties(bus, Client.path, Client.player)
         let reel = (try? connection.getAllProperties(bus, Client.path, Client.reel)) ?? [:]
         return PlayerStatus(player: player, lastError: reel["LastError"]?.string ?? "",
-                            libraryError: reel["LibraryError"]?.string ?? "")
+                            libraryError: reel["LibraryError"]?.string ?? "", activity: reel["Activity"]?.string ?? "")
     }
 
     private func printStatus(_ status: PlayerStatus, json: Bool) {

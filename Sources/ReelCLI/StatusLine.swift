@@ -17,12 +17,15 @@ public struct PlayerStatus: Equatable, Sendable {
     public var volume = 1.0
     public var lastError = ""
     public var libraryError = ""
+    /// "connecting to HOST", "buffering", or "".
+    public var activity = ""
 
     public init() {}
 
     /// Builds the status from Player properties and the reel extension's LastError.
-    public init(player: [String: DBusValue], lastError: String, libraryError: String = "") {
+    public init(player: [String: DBusValue], lastError: String, libraryError: String = "", activity: String = "") {
         self.libraryError = libraryError
+        self.activity = activity
         status = player["PlaybackStatus"]?.string ?? "Stopped"
         let metadata = player["Metadata"]?.dictionary ?? [:]
         trackID = metadata["mpris:trackid"]?.string.flatMap { $0.hasSuffix("/NoTrack") ? nil : $0 }
@@ -47,6 +50,7 @@ public struct PlayerStatus: Equatable, Sendable {
             if !artists.isEmpty { what += " — " + artists.joined(separator: ", ") }
             parts.append(what)
             parts.append(TimeText.format(position) + "/" + (length.map(TimeText.format) ?? "?"))
+            if !activity.isEmpty { parts.append("[\(activity)…]") }
         } else {
             parts.append("(nothing queued)")
         }
@@ -67,6 +71,7 @@ public struct PlayerStatus: Equatable, Sendable {
         object["length"] = length
         object["lastError"] = lastError.isEmpty ? nil : lastError
         object["libraryError"] = libraryError.isEmpty ? nil : libraryError
+        object["activity"] = activity.isEmpty ? nil : activity
         return object
     }
 }

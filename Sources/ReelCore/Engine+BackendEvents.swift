@@ -65,6 +65,7 @@ extension Engine {
                 return completeSwitch(now: now, cutTail: false) + apply(event, now: now)
             }
             guard token == state.token, !currentEnded else { return [] }
+            if let short = endedEarly(token, now: now) { return failed(token, reason: short, now: now) }
             queue.update(token.entry) { $0.resumeAt = 0 }
             var effects: [Effect] = [.finished(token.entry)]
             if queuedNext != nil {
@@ -88,6 +89,21 @@ extension Engine {
             settings.video = false
             return [.setVideo(false)]
         }
+    }
+
+    /// A remote entry that ends well short of its length was cut off by the
+    /// server (mpv takes a read that times out for the end of the file).
+    private func endedEarly(_ token: LoadToken, now: MonotonicTime) -> String? {
+        guard let entry = queue[token.entry], entry.isRemote, let length = entry.metadata.length else { return nil }
+        let reached = tracker.position(at: now)
+        guard reached < length - max(5_000_000, length / 20) else { return nil }
+        return "the server stopped sending at \(Engine.clock(reached)) of \(Engine.clock(length))"
+    }
+
+    static func clock(_ time: MediaTime) -> String {
+        let seconds = max(time, 0) / 1_000_000
+        let rest = seconds % 60 < 10 ? "0\(seconds % 60)" : "\(seconds % 60)"
+        return "\(seconds / 60):\(rest)"
     }
 
     private mutating func failed(_ token: LoadToken, reason: String, now: MonotonicTime) -> [Effect] {

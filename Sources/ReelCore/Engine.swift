@@ -119,7 +119,21 @@ public struct Engine: Sendable {
             entries: queue.entries,
             lastError: lastError,
             replayGain: settings.replayGain,
-            video: settings.video)
+            video: settings.video,
+            activity: activity)
+    }
+}
+
+extension Engine {
+    /// What playback waits for, so that a client can say so at once.
+    var activity: String? {
+        switch state {
+        case .loading(let token, true):
+            guard let entry = queue[token.entry], entry.isRemote else { return nil }
+            return "connecting to " + (URLParts.host(of: entry.uri) ?? "the server")
+        case .buffering: return "buffering"
+        default: return nil
+        }
     }
 }
 

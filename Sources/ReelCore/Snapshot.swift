@@ -17,6 +17,8 @@ public struct Snapshot: Equatable, Sendable {
     public var lastError: String?
     public var replayGain: ReplayGain
     public var video: Bool
+    /// What playback waits for, when it waits: "connecting to HOST", "buffering".
+    public var activity: String?
 }
 
 /// User settings that outlive a track.

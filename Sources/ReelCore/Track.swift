@@ -54,6 +54,8 @@ public struct QueueEntry: Equatable, Sendable {
         self.resumeAt = resumeAt
     }
 
+    public var isRemote: Bool { uri.hasPrefix("http://") || uri.hasPrefix("https://") }
+
     /// The name to show when there is no title tag: the last path component, percent-decoded.
     public static func fallbackTitle(for uri: String) -> String {
         var path = Substring(uri)

@@ -250,6 +250,7 @@ public final class MPRISService {
         if published.lastError != now.lastError { reelChanged.append(("LastError", .string(now.lastError ?? ""))) }
         if published.replayGain != now.replayGain { reelChanged.append(("ReplayGain", .string(now.replayGain.rawValue))) }
         if published.video != now.video { reelChanged.append(("Video", .boolean(now.video))) }
+        if published.activity != now.activity { reelChanged.append(("Activity", .string(now.activity ?? ""))) }
         if !reelChanged.isEmpty { emitPropertiesChanged(MPRIS.reel, reelChanged, []) }
         // Announcements are rare; most turns have none, so no index of the queue is built.
         func entry(_ id: EntryID) -> QueueEntry? { now.entries.first { $0.id == id } }

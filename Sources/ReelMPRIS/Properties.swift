@@ -42,6 +42,7 @@ enum PropertyValues {
         case (MPRIS.reel, "Version"): .string(version)
         case (MPRIS.reel, "ReplayGain"): .string(s.replayGain.rawValue)
         case (MPRIS.reel, "Video"): .boolean(s.video)
+        case (MPRIS.reel, "Activity"): .string(s.activity ?? "")
         case (MPRIS.reel, "LibraryError"): .string(host.libraryError ?? "")
         default: nil
         }

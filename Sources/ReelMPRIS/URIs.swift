@@ -15,6 +15,10 @@ public enum URIValidator {
         }
         switch scheme {
         case "file":
+            // D-Bus strings are UTF-8, so such a name can only come percent-encoded; say so rather than mangle it.
+            guard url.path.removingPercentEncoding != nil, text.removingPercentEncoding != nil else {
+                return .failure(BusError(MPRIS.errorInvalidURI, "file name is not valid UTF-8: \(quoted(text))"))
+            }
             return checkFile(url)
         case "http", "https":
             guard let host = url.host, !host.isEmpty else {

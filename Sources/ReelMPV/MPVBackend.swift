@@ -29,6 +29,10 @@ public final class MPVBackend {
     /// failure may come after the END_FILE that it explains.
     private var failure: (token: LoadToken, reason: String, detail: String?)?
     private var lastCommandError = ""
+    private let networkTimeout: Int
+    /// What each of our mpv playlist entries plays, and when the playing one was opened.
+    private var uris: [Int64: String] = [:]
+    private var openedAt: MonotonicTime = 0
 
     private enum Observed: UInt64 { case timePos = 1, pausedForCache = 2, audioPts = 3 }
     /// Whether the playing file's position samples come from `audio-pts`, the
@@ -41,9 +45,12 @@ public final class MPVBackend {
     public struct Options: Sendable {
         public var audioOutput: String?
         public var videoOutput: String?
-        public init(audioOutput: String? = nil, videoOutput: String? = nil) {
+        /// How long a network read may wait, in seconds; then the entry fails.
+        public var networkTimeout: Int
+        public init(audioOutput: String? = nil, videoOutput: String? = nil, networkTimeout: Int = 15) {
             self.audioOutput = audioOutput
             self.videoOutput = videoOutput
+            self.networkTimeout = networkTimeout
         }
     }
 
@@ -52,6 +59,7 @@ public final class MPVBackend {
         setlocale(LC_NUMERIC, "C")
         guard let handle = mpv_create() else { throw MPVError("mpv_create failed") }
         self.handle = handle
+        networkTimeout = options.networkTimeout
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else {
             mpv_terminate_destroy(handle)
@@ -75,6 +83,7 @@ public final class MPVBackend {
             ("gapless-audio", "weak"),
             // No video until asked for (Effect.setVideo); a window only while there is video.
             ("vid", "no"), ("force-window", "no"), ("title", "${media-title} - reel"),
+            ("network-timeout", String(options.networkTimeout)),
         ]
         if let ao = options.audioOutput { settings.append(("ao", ao)) }
         if let vo = options.videoOutput { settings.append(("vo", vo)) }
@@ -124,12 +133,14 @@ public final class MPVBackend {
             }
             // `replace` empties mpv's playlist: events of every other entry are stale.
             tokens = [id: token]
+            uris = [id: uri]
         case .queueNext(let token, let uri, let start):
             dropQueued()
             guard let id = loadFile(uri, mode: "append", start: start) else {
                 return [.failed(token, reason: lastCommandError)]
             }
             tokens[id] = token
+            uris[id] = uri
         case .unqueueNext:
             dropQueued()
         case .unload:
@@ -189,6 +200,7 @@ public final class MPVBackend {
         defer { mpv_free_node_contents(&node) }
         let kept = Set(MPVNode.array(node).compactMap { MPVNode.map($0)["id"].flatMap(MPVNode.int64) })
         tokens = tokens.filter { kept.contains($0.key) }
+        uris = uris.filter { kept.contains($0.key) }
     }
 
     /// Removes the mpv playlist entries with ids first ..< first + count.
@@ -236,6 +248,7 @@ public final class MPVBackend {
             openingError = nil
             opening = true
             audioClock = false
+            openedAt = monotonicNow()
             return currentToken.map { .started($0) }
         case MPV_EVENT_IDLE:
             return .idle
@@ -259,6 +272,12 @@ public final class MPVBackend {
             case MPV_END_FILE_REASON_EOF: return .endOfFile(token)
             case MPV_END_FILE_REASON_ERROR:
                 failure = (token, MPVError.describe(end.error), openingError)
+                if let uri = uris[end.playlist_entry_id], uri.hasPrefix("http"),
+                   monotonicNow() - openedAt >= MonotonicTime(networkTimeout) * 900_000 {
+                    // mpv says only "Failed to open"; the wait says why.
+                    let host = URL(string: uri)?.host ?? "the server"
+                    failure = (token, "timed out connecting to \(host)", "no answer in \(networkTimeout) s")
+                }
                 return nil
             case MPV_END_FILE_REASON_REDIRECT:
                 // A playlist (by its content, or served over http): mpv put its entries

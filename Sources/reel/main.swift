@@ -7,6 +7,15 @@ func fail(_ message: String, status: Int32 = 1) -> Never {
     exit(status)
 }
 
+// Swift replaces bytes that are not UTF-8 in CommandLine.arguments; names
+// are sent over D-Bus as UTF-8, so such a name is refused, shown escaped.
+for i in 1..<Int(CommandLine.argc) {
+    guard let raw = CommandLine.unsafeArgv[i], String(validatingCString: raw) == nil else { continue }
+    let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(raw).assumingMemoryBound(to: UInt8.self), count: strlen(raw))
+    let escaped = bytes.map { $0 >= 0x20 && $0 < 0x7F ? String(UnicodeScalar($0)) : String(format: "\\x%02X", $0) }.joined()
+    fail("file name is not valid UTF-8: \(escaped)")
+}
+
 let parsed: (GlobalOptions, CLICommand)
 do { parsed = try Arguments.parse(Array(CommandLine.arguments.dropFirst())) } catch {
     fail("\(error)\n\n\(Arguments.usage)", status: 2)

@@ -27,11 +27,13 @@ enum ConfigFile {
             case ("vo", let value) where !value.isEmpty: options.videoOutput = parts[1]
             case ("video", "true"), ("video", "yes"): options.video = true
             case ("video", "false"), ("video", "no"): options.video = false
+            case ("network-timeout", let value) where Int(value).map({ (1...3600).contains($0) }) == true:
+                options.networkTimeout = Int(value)!
             case ("replaygain", let value) where ReplayGain(rawValue: value) != nil:
                 options.replayGain = ReplayGain(rawValue: value)!
-            case ("ao", _), ("vo", _), ("video", _), ("replaygain", _):
+            case ("ao", _), ("vo", _), ("video", _), ("replaygain", _), ("network-timeout", _):
                 warnings.append("\(at): bad value for \(parts[0]): \(parts[1])")
-            default: warnings.append("\(at): unknown setting \(parts[0]) (known: ao, vo, video, replaygain)")
+            default: warnings.append("\(at): unknown setting \(parts[0]) (known: ao, vo, video, replaygain, network-timeout)")
             }
         }
         return warnings

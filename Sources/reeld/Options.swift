@@ -8,6 +8,7 @@ struct Options {
     var startPaused = false
     var video = false
     var replayGain = ReplayGain.off
+    var networkTimeout = 15
     var instance = false
     var fresh = false
     var files: [String] = []
@@ -25,13 +26,14 @@ struct Options {
           --video        open a video window (default: audio only)
           --vo NAME      mpv video output (for example gpu, x11); default: mpv's choice
           --replaygain MODE  level files by their ReplayGain tags: off, track or album (default: off)
+          --network-timeout SECONDS  how long an http(s) source may keep silent before it fails (default: 15)
           --instance     own org.mpris.MediaPlayer2.reel.instance<PID> instead
           --fresh        start with an empty queue instead of the one stored last time
           --help         show this help
           --version      show the version
 
-        defaults for --ao, --vo, --video and --replaygain: $XDG_CONFIG_HOME/reel/reeld.conf
-          (ao = NAME, vo = NAME, video = true|false, replaygain = off|track|album)
+        defaults for --ao, --vo, --video, --replaygain and --network-timeout: $XDG_CONFIG_HOME/reel/reeld.conf
+          (ao = NAME, vo = NAME, video = true|false, replaygain = off|track|album, network-timeout = SECONDS)
         environment: DBUS_SESSION_BUS_ADDRESS, XDG_CACHE_HOME, XDG_DATA_HOME, XDG_CONFIG_HOME
         """
 
@@ -58,6 +60,11 @@ struct Options {
                     return .exit(2, "reeld: --replaygain needs off, track or album\n\n" + usage)
                 }
                 options.replayGain = mode
+            case "--network-timeout":
+                guard let seconds = rest.popFirst().flatMap(Int.init), (1...3600).contains(seconds) else {
+                    return .exit(2, "reeld: --network-timeout needs a number of seconds (1 to 3600)\n\n" + usage)
+                }
+                options.networkTimeout = seconds
             case "--paused": options.startPaused = true
             case "--video": options.video = true
             case "--instance": options.instance = true

@@ -45,7 +45,8 @@ do {
 }
 
 let backend: MPVBackend
-do { backend = try MPVBackend(options: .init(audioOutput: options.audioOutput, videoOutput: options.videoOutput)) } catch {
+do { backend = try MPVBackend(options: .init(audioOutput: options.audioOutput, videoOutput: options.videoOutput,
+                                               networkTimeout: options.networkTimeout)) } catch {
     log("cannot start libmpv: \(error)")
     exit(1)
 }

@@ -40,7 +40,7 @@ final class HTTPTests: DaemonTestCase {
         try call(MPRIS.reel, "Add", [.strings(["\(base)/missing.ogg", "\(base)/tone2.ogg"]), .boolean(false)])
         try player("Next")
         let error = try XCTUnwrap(waitForSignal {
-            $0.member == "PropertiesChanged" && $0.arguments.first?.string == MPRIS.reel
+            $0.member == "PropertiesChanged" && $0.changedProperties?["LastError"] != nil
         }?.changedProperties?["LastError"]?.string)
         XCTAssertTrue(error.contains("missing.ogg") && error.contains("404"), error)
         try waitForTitle("Tone 2")

@@ -63,4 +63,15 @@ final class HostileInputTests: DaemonTestCase {
         XCTAssertTrue(output.contains("added 1,"), output)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: home.path).filter { $0.hasPrefix("ffprobe-") }, [])
     }
+
+    func testNamesThatAreNotUTF8AreRefusedAndShownEscaped() throws {
+        try startDaemon([media.tones[0]], ["--paused"])
+        let message = assertError(MPRIS.errorInvalidURI) { try self.player("OpenUri", [.string("file:///tmp/%FF%FE.ogg")]) }
+        XCTAssertTrue(message.contains("not valid UTF-8") && message.contains("%FF%FE"), message)
+        // From the shell: the bytes \xFF\xFE reach reel as they are.
+        let (status, output) = try runTool(URL(fileURLWithPath: "/bin/sh"),
+                                           ["-c", "exec \"$0\" add \"$(printf '/tmp/\\377\\376.ogg')\"", Binaries.reel.path])
+        XCTAssertEqual(status, 1)
+        XCTAssertTrue(output.contains("not valid UTF-8: /tmp/\\xFF\\xFE.ogg"), output)
+    }
 }

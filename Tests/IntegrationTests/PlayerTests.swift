@@ -153,7 +153,7 @@ final class PlayerTests: DaemonTestCase {
         try waitForStart()
         try player("Next")
         let error = try XCTUnwrap(waitForSignal(timeout: 10) {
-            $0.member == "PropertiesChanged" && $0.arguments.first?.string == MPRIS.reel
+            $0.member == "PropertiesChanged" && $0.changedProperties?["LastError"] != nil
         }?.changedProperties?["LastError"]?.string)
         XCTAssertTrue(error.contains("broken.ogg"), error)
         try waitForStart()
