@@ -10,13 +10,16 @@ public final class Client {
 
     let connection: Connection
     let bus: String
-    let write: (String) -> Void
+    let output: (String, Bool) -> Void
 
-    public init(connection: Connection, busName: String, write: @escaping (String) -> Void) {
+    /// `write(text, newline)` prints the client's output.
+    public init(connection: Connection, busName: String, write: @escaping (String, Bool) -> Void) {
         self.connection = connection
         self.bus = busName
-        self.write = write
+        self.output = write
     }
+
+    func write(_ text: String, newline: Bool = true) { output(text, newline) }
 
     /// Whether a daemon owns the bus name.
     public func daemonIsRunning() throws -> Bool {
@@ -79,41 +82,51 @@ public final class Client {
         write(json ? jsonLine(status.json) : status.line)
     }
 
-    private func tracks() throws -> [String] {
-        try connection.getProperty(bus, Client.path, Client.trackList, "Tracks").array?.compactMap(\.string) ?? []
-    }
-
     private func track(_ n: Int) throws -> String {
-        let all = try tracks()
-        guard n <= all.count else { throw BusError.failed("there is no entry \(n); the queue has \(all.count)") }
-        return all[n - 1]
+        let (total, _, entries) = try queuePage(n - 1, 1)
+        guard let id = entries.first?["mpris:trackid"]?.string else {
+            throw BusError.failed("there is no entry \(n); the queue has \(total)")
+        }
+        return id
     }
 
-    private func printQueue(json: Bool) throws {
-        let ids = try tracks()
-        let current = try status().trackID
-        let metadata = ids.isEmpty ? [] : try call(Client.trackList, "GetTracksMetadata", [.objectPaths(ids)]).first?.array ?? []
-        var rows: [[String: Any]] = []
-        for (i, item) in metadata.enumerated() {
-            let m = item.dictionary ?? [:]
-            let id = m["mpris:trackid"]?.string
-            var row: [String: Any] = ["index": i + 1, "current": id == current,
-                                      "artists": m["xesam:artist"]?.stringArray ?? []]
-            row["trackid"] = id
-            row["title"] = m["xesam:title"]?.string
-            row["url"] = m["xesam:url"]?.string
-            row["length"] = m["mpris:length"]?.int64
-            rows.append(row)
-            if !json {
-                let mark = id == current ? "*" : " "
-                var line = "\(mark) \(i + 1)  \(m["xesam:title"]?.string ?? "?")"
-                if let artists = m["xesam:artist"]?.stringArray, !artists.isEmpty { line += " — " + artists.joined(separator: ", ") }
-                if let length = m["mpris:length"]?.int64 { line += "  " + TimeText.format(length) }
-                write(line)
-            }
-        }
-        if json { write(jsonLine(rows)) }
+    /// One page of the queue: its length, the current index (-1: none), entries' Metadata.
+    private func queuePage(_ offset: Int, _ limit: Int) throws -> (total: Int, current: Int, entries: [[String: DBusValue]]) {
+        let reply = try call(Client.reel, "QueuePage", [.uint32(UInt32(offset)), .int32(Int32(limit))])
+        guard reply.count == 3 else { throw BusError.failed("unexpected reply to QueuePage") }
+        return (Int(reply[0].int64 ?? 0), Int(reply[1].int64 ?? -1), reply[2].array?.compactMap(\.dictionary) ?? [])
     }
+
+    /// Streams the queue a page at a time, so that 100,000 entries print in a second.
+    private func printQueue(json: Bool) throws {
+        var offset = 0
+        if json { write("[", newline: false) }
+        while true {
+            let (total, current, entries) = try queuePage(offset, Client.pageSize)
+            for (i, m) in entries.enumerated() {
+                let index = offset + i
+                if json {
+                    var row: [String: Any] = ["index": index + 1, "current": index == current,
+                                              "artists": m["xesam:artist"]?.stringArray ?? []]
+                    row["trackid"] = m["mpris:trackid"]?.string
+                    row["title"] = m["xesam:title"]?.string
+                    row["url"] = m["xesam:url"]?.string
+                    row["length"] = m["mpris:length"]?.int64
+                    write((index > 0 ? "," : "") + jsonLine(row), newline: false)
+                } else {
+                    var line = "\(index == current ? "*" : " ") \(index + 1)  \(m["xesam:title"]?.string ?? "?")"
+                    if let artists = m["xesam:artist"]?.stringArray, !artists.isEmpty { line += " — " + artists.joined(separator: ", ") }
+                    if let length = m["mpris:length"]?.int64 { line += "  " + TimeText.format(length) }
+                    write(line)
+                }
+            }
+            offset += entries.count
+            if entries.isEmpty || offset >= total { break }
+        }
+        if json { write("]") }
+    }
+
+    static let pageSize = 1000
 
     /// Prints the status now and again after every change, until the daemon goes away.
     private func followStatus(json: Bool) throws {

@@ -55,7 +55,7 @@ public struct PlayerStatus: Equatable, Sendable {
             parts.append("(nothing queued)")
         }
         if !lastError.isEmpty { parts.append("[error: \(lastError)]") }
-        if !libraryError.isEmpty { parts.append("[no library: \(libraryError)]") }
+        if !libraryError.isEmpty { parts.append("[library: \(libraryError)]") }
         return parts.joined(separator: "  ")
     }
 

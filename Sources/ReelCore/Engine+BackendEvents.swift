@@ -120,7 +120,7 @@ extension Engine {
         }
         guard token == state.token || token == incoming?.token else { return effects }
         failuresInARow += 1
-        if failuresInARow >= queue.entries.count {
+        if failuresInARow >= queue.count {
             // Every entry failed in turn: stop rather than spin.
             failuresInARow = 0
             let loaded = state.token != nil
@@ -174,27 +174,30 @@ extension Engine {
 
     /// Puts back a stored queue and settings (at start-up). The current entry
     /// is loaded paused at its stored position.
-    public mutating func restore(_ entries: [NewEntry], current: Int?, shuffleOrder: [Int]?, settings restored: Settings,
-                                 now: MonotonicTime) -> [Effect] {
-        let added = queue.insert(entries, rng: &rng)
+    public mutating func restore(_ stored: Queue, settings restored: Settings, now: MonotonicTime) -> [Effect] {
+        queue = stored
         var kept = restored
         kept.replayGain = settings.replayGain
         kept.video = settings.video
         settings = kept
-        if restored.shuffle {
-            if let order = shuffleOrder, order.allSatisfy(added.indices.contains) {
-                queue.restoreShuffleOrder(order.map { added[$0].id })
-            } else {
-                queue.setShuffle(true, rng: &rng)
-            }
-        }
+        if settings.shuffle && !queue.isShuffled { queue.setShuffle(true, rng: &rng) }
+        if !settings.shuffle && queue.isShuffled { queue.setShuffle(false, rng: &rng) }
+        _ = queue.takeChanges()   // what was just read needs no writing (but a new shuffle order does)
         tracker.setRate(restored.rate, now: now)
         var effects: [Effect] = [.setRate(restored.rate), .setVolume(restored.volume)]
-        if let current, added.indices.contains(current) {
-            effects += start(added[current].id, play: false, now: now)
-        } else if let first = added.first {
-            queue.setCurrent(first.id)
+        if let current = queue.currentID {
+            effects += start(current, play: false, now: now)
+        } else if let first = queue.first {
+            queue.setCurrent(first)
         }
         return effects + syncQueuedNext()
+    }
+
+    /// What changed in the queue since the store last looked.
+    public mutating func takeQueueChanges() -> QueueChanges { queue.takeChanges() }
+
+    /// Names the library item of an entry that was queued without one.
+    public mutating func attach(item: Int64, to id: EntryID) {
+        queue.update(id) { $0.itemID = item }
     }
 }

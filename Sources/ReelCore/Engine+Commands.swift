@@ -59,7 +59,7 @@ extension Engine {
         switch state {
         case .stopped:
             // Play from the current entry, or the first in play order.
-            guard let id = queue.currentID ?? queue.playOrder.first else { return [] }
+            guard let id = queue.currentID ?? queue.first else { return [] }
             return start(id, play: true, now: now)
         case .loading(let t, false):
             state = .loading(t, play: true)

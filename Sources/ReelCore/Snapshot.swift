@@ -12,8 +12,9 @@ public struct Snapshot: Equatable, Sendable {
     public var canPlay: Bool
     public var canPause: Bool
     public var canSeek: Bool
-    /// The queue in track-list order.
-    public var entries: [QueueEntry]
+    /// Changes whenever the queue's entries or play order change.
+    public var queueRevision: UInt64
+    public var queueCount: Int
     public var lastError: String?
     public var replayGain: ReplayGain
     public var video: Bool

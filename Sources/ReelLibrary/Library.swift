@@ -34,7 +34,9 @@ public final class Library {
 
     /// Opens or creates the library, checking it is ours, sound and not from
     /// the future before anything is written, then migrating it forward.
-    public init(path: String) throws {
+    /// `check: false` skips the integrity check, for reopening a library
+    /// already checked in this run.
+    public init(path: String, check: Bool = true) throws {
         self.path = path
         let url = URL(fileURLWithPath: path)
         do {
@@ -53,8 +55,10 @@ public final class Library {
             let tables = try db.scalar("SELECT count(*) FROM sqlite_schema").int ?? 0
             if appID != Schema.applicationID, appID != 0 || tables > 0 { throw LibraryOpenError.foreign(path: path) }
             if version > Schema.version { throw LibraryOpenError.future(path: path, version: version) }
-            let check = try db.scalar("PRAGMA quick_check").text ?? "?"
-            guard check == "ok" else { throw LibraryOpenError.corrupt(path: path, detail: check) }
+            if check {
+                let result = try db.scalar("PRAGMA quick_check").text ?? "?"
+                guard result == "ok" else { throw LibraryOpenError.corrupt(path: path, detail: result) }
+            }
             try db.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON")
             try migrate(from: version)
         } catch let error as SQLiteError {
@@ -91,10 +95,18 @@ public final class Library {
     /// The item for a played URI, created if new: `file://` URIs are local
     /// paths, http(s) URLs remote ones. The same URI always gives the same item.
     public func item(forURI uri: String) throws -> LibraryItem {
+        try item(id: try upsertURI(uri))!
+    }
+
+    /// The items for many URIs, made if new, in one transaction.
+    public func items(forURIs uris: [String]) throws -> [LibraryItem] {
+        try db.transaction { try uris.map(item(forURI:)) }
+    }
+
+    func upsertURI(_ uri: String) throws -> Int64 {
         var probed = ProbedItem()
         if let url = URL(string: uri), url.isFileURL { probed.localPath = url.path } else { probed.remoteURL = uri }
-        let id = try add(probed).id
-        return try item(id: id)!
+        return try add(probed).id
     }
 
     /// Inserts an item, or finds the one with the same local path or remote

@@ -1,109 +1,105 @@
 import Foundation
 import ReelCore
 
-/// The queue and settings as stored, so that a restarted daemon comes back
-/// where it was.
-public struct SavedQueue: Equatable, Sendable {
-    /// Item ids in track-list order.
-    public var items: [Int64] = []
-    /// Index of the current entry in `items`.
-    public var current: Int?
-    /// The shuffle permutation as indices into `items`; nil while shuffle is off.
-    public var shuffleOrder: [Int]?
+/// A queue entry as stored: one row each, under the id clients know it by.
+public struct QueueRow: Equatable, Sendable {
+    public var id: UInt64
+    public var rank: Int64
+    public var shuffleKey: Int64
+    public var itemID: Int64?
+    public var uri: String
+
+    public init(id: UInt64, rank: Int64, shuffleKey: Int64, itemID: Int64?, uri: String) {
+        self.id = id
+        self.rank = rank
+        self.shuffleKey = shuffleKey
+        self.itemID = itemID
+        self.uri = uri
+    }
+
+    public init(_ entry: QueueEntry) {
+        self.init(id: entry.id.raw, rank: entry.rank, shuffleKey: entry.shuffleKey, itemID: entry.itemID, uri: entry.uri)
+    }
+}
+
+/// What is stored besides the rows: the current entry, the next id to hand
+/// out, and the settings that outlive a track.
+public struct QueueState: Equatable, Sendable {
+    public var current: UInt64?
+    public var nextID: UInt64 = 1
     public var settings = Settings()
 
-    public init() {}
+    public init(current: UInt64? = nil, nextID: UInt64 = 1, settings: Settings = Settings()) {
+        self.current = current
+        self.nextID = nextID
+        self.settings = settings
+    }
 }
 
 extension Library {
-    /// Replaces the stored queue and settings in one transaction. Entries whose
-    /// item has been removed from the library are left out.
-    public func saveQueue(_ q: SavedQueue) throws {
-        try db.transaction {
-            try db.query("DELETE FROM queue")
-            var rank: [Int: Int] = [:]
-            for (r, index) in (q.shuffleOrder ?? []).enumerated() { rank[index] = r }
-            for (i, item) in q.items.enumerated() {
-                try db.query("INSERT INTO queue (position, item_id, shuffle_rank) SELECT ?, id, ? FROM items WHERE id = ?",
-                             [.int(Int64(i)), rank[i].map { .int(Int64($0)) } ?? .null, .int(item)])
-            }
-            let values: [(String, String)] = [
-                ("current", q.current.map(String.init) ?? ""), ("loop", q.settings.loop.rawValue),
-                ("shuffle", q.settings.shuffle ? "1" : "0"), ("rate", String(q.settings.rate)),
-                ("volume", String(q.settings.volume)),
-            ]
-            for (key, value) in values {
-                try db.query("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", [.text(key), .text(value)])
-            }
+    /// Writes queue rows (new or changed) and removes others; `cleared` first
+    /// removes every row. The caller wraps it in a transaction with the rest.
+    func writeQueue(upserting rows: [QueueRow], removing removed: [UInt64], cleared: Bool) throws {
+        if cleared { try db.query("DELETE FROM queue_entries") }
+        for id in removed { try db.query("DELETE FROM queue_entries WHERE id = ?", [.int(Int64(bitPattern: id))]) }
+        for row in rows {
+            // An item removed from the library meanwhile leaves the entry without one.
+            try db.query("""
+                INSERT OR REPLACE INTO queue_entries (id, rank, shuffle_key, item_id, uri)
+                VALUES (?, ?, ?, (SELECT id FROM items WHERE id = ?), ?)
+                """, [.int(Int64(bitPattern: row.id)), .int(row.rank), .int(row.shuffleKey),
+                      row.itemID.map(SQLValue.int) ?? .null, .text(row.uri)])
         }
     }
 
-    /// The stored queue, or nil if none was ever saved.
-    public func loadQueue() throws -> SavedQueue? {
+    func writeQueueState(_ state: QueueState) throws {
+        let values: [(String, String)] = [
+            ("current", state.current.map(String.init) ?? ""), ("next_entry", String(state.nextID)),
+            ("loop", state.settings.loop.rawValue), ("shuffle", state.settings.shuffle ? "1" : "0"),
+            ("rate", String(state.settings.rate)), ("volume", String(state.settings.volume)),
+        ]
+        for (key, value) in values {
+            try db.query("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", [.text(key), .text(value)])
+        }
+    }
+
+    /// The stored queue, each row with its item when it has one, or nil if
+    /// none was ever stored.
+    public func loadQueue() throws -> (rows: [(QueueRow, LibraryItem?)], state: QueueState)? {
         let settings = Dictionary(try db.query("SELECT key, value FROM settings").compactMap { row in
             row[0].text.flatMap { k in row[1].text.map { (k, $0) } }
         }) { a, _ in a }
         guard !settings.isEmpty else { return nil }
-        var q = SavedQueue()
-        let rows = try db.query("SELECT item_id, shuffle_rank, position FROM queue ORDER BY position")
-        q.items = rows.compactMap { $0[0].int }
-        // Positions may have gaps where items were removed; the current entry is found by its old position.
-        let oldPositions = rows.compactMap { $0[2].int }
-        if let current = settings["current"].flatMap(Int64.init) {
-            q.current = oldPositions.firstIndex(of: current) ?? (q.items.isEmpty ? nil : 0)
+        var state = QueueState()
+        state.current = settings["current"].flatMap(UInt64.init)
+        state.nextID = settings["next_entry"].flatMap(UInt64.init) ?? 1
+        state.settings.loop = settings["loop"].flatMap(LoopStatus.init) ?? .none
+        state.settings.shuffle = settings["shuffle"] == "1"
+        state.settings.rate = settings["rate"].flatMap(Double.init).flatMap { $0 > 0 ? $0 : nil } ?? 1
+        state.settings.volume = settings["volume"].flatMap(Double.init) ?? 1
+        let columns = LibraryItem.columns.split(separator: ",").map { "i." + $0.trimmingCharacters(in: .whitespaces) }
+        let rows = try db.query("""
+            SELECT q.id, q.rank, q.shuffle_key, q.item_id, q.uri, \(columns.joined(separator: ", "))
+            FROM queue_entries q LEFT JOIN items i ON i.id = q.item_id ORDER BY q.rank
+            """).map { r -> (QueueRow, LibraryItem?) in
+            let row = QueueRow(id: UInt64(bitPattern: r[0].int ?? 0), rank: r[1].int ?? 0, shuffleKey: r[2].int ?? 0,
+                               itemID: r[3].int, uri: r[4].text ?? "")
+            return (row, row.itemID == nil ? nil : LibraryItem(row: Array(r[5...])))
         }
-        q.settings.loop = settings["loop"].flatMap(LoopStatus.init) ?? .none
-        q.settings.shuffle = settings["shuffle"] == "1"
-        q.settings.rate = settings["rate"].flatMap(Double.init).flatMap { $0 > 0 ? $0 : nil } ?? 1
-        q.settings.volume = settings["volume"].flatMap(Double.init) ?? 1
-        if q.settings.shuffle {
-            let ranked = rows.enumerated().compactMap { i, row in row[1].int.map { (i, $0) } }
-            q.shuffleOrder = ranked.sorted { $0.1 < $1.1 }.map(\.0)
+        return (rows, state)
+    }
+
+    /// Gives every stored entry without an item one, made from its URI.
+    /// Returns (entry id, item id) for each.
+    func attachMissingItems() throws -> [(UInt64, Int64)] {
+        let orphans = try db.query("SELECT id, uri FROM queue_entries WHERE item_id IS NULL")
+        var attached: [(UInt64, Int64)] = []
+        for row in orphans {
+            guard let id = row[0].int, let uri = row[1].text, !uri.isEmpty else { continue }
+            let item = try upsertURI(uri)
+            try db.query("UPDATE queue_entries SET item_id = ? WHERE id = ?", [.int(item), .int(id)])
+            attached.append((UInt64(bitPattern: id), item))
         }
-        return q
-    }
-
-    // MARK: Playlists
-
-    /// Saves (or replaces) a named playlist.
-    public func savePlaylist(_ name: String, items: [Int64]) throws {
-        try db.transaction {
-            try db.query("DELETE FROM playlists WHERE name = ?", [.text(name)])
-            try db.query("INSERT INTO playlists (name, created_at) VALUES (?, ?)", [.text(name), .int(Library.now())])
-            let id = db.lastInsertID
-            for (i, item) in items.enumerated() {
-                try db.query("INSERT INTO playlist_items (playlist_id, position, item_id) SELECT ?, ?, id FROM items WHERE id = ?",
-                             [.int(id), .int(Int64(i)), .int(item)])
-            }
-        }
-    }
-
-    public struct PlaylistInfo: Equatable, Sendable {
-        public var id: Int64
-        public var name: String
-        public var count: Int
-        public var createdAt: Int64
-    }
-
-    public func playlists() throws -> [PlaylistInfo] {
-        try db.query("""
-            SELECT p.id, p.name, count(pi.item_id), p.created_at FROM playlists p
-            LEFT JOIN playlist_items pi ON pi.playlist_id = p.id GROUP BY p.id ORDER BY p.name
-            """).map { PlaylistInfo(id: $0[0].int ?? 0, name: $0[1].text ?? "", count: Int($0[2].int ?? 0),
-                                    createdAt: $0[3].int ?? 0) }
-    }
-
-    /// A playlist's items in order, or nil if there is no such playlist.
-    public func playlist(named name: String) throws -> [LibraryItem]? {
-        guard let id = try db.scalar("SELECT id FROM playlists WHERE name = ?", [.text(name)]).int else { return nil }
-        return try playlist(id: id)
-    }
-
-    public func playlist(id: Int64) throws -> [LibraryItem] {
-        try db.query("""
-            SELECT \(LibraryItem.columns.split(separator: ",").map { "i." + $0.trimmingCharacters(in: .whitespaces) }
-                        .joined(separator: ", "))
-            FROM playlist_items pi JOIN items i ON i.id = pi.item_id WHERE pi.playlist_id = ? ORDER BY pi.position
-            """, [.int(id)]).map(LibraryItem.init)
+        return attached
     }
 }

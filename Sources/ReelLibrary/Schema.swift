@@ -55,6 +55,28 @@ enum Schema {
             PRIMARY KEY (playlist_id, position)
         );
         """,
+        // 2: the queue by entry: each row is one queue entry, kept under the id
+        // clients know it by, with its place (rank, shuffle key) and its URI, and
+        // its item when it has one, so that a change writes only its own rows and
+        // an entry is kept even when its item could not be made (a full disk).
+        """
+        CREATE TABLE queue_entries (
+            id INTEGER PRIMARY KEY,
+            rank INTEGER NOT NULL,
+            shuffle_key INTEGER NOT NULL DEFAULT 0,
+            item_id INTEGER REFERENCES items(id) ON DELETE SET NULL,
+            uri TEXT NOT NULL
+        );
+        CREATE INDEX queue_entries_without_item ON queue_entries(id) WHERE item_id IS NULL;
+        INSERT INTO queue_entries (id, rank, shuffle_key, item_id, uri)
+            SELECT q.position + 1, (q.position + 1) * 4294967296, (coalesce(q.shuffle_rank, -1) + 1) * 4294967296, q.item_id,
+                   coalesce('file://' || i.local_path, i.remote_url, '')
+            FROM queue q JOIN items i ON i.id = q.item_id;
+        UPDATE settings SET value = CAST(value AS INTEGER) + 1 WHERE key = 'current' AND value != '';
+        INSERT OR REPLACE INTO settings (key, value)
+            SELECT 'next_entry', coalesce(max(id), 0) + 1 FROM queue_entries;
+        DROP TABLE queue;
+        """,
     ]
 
     static var version: Int64 { Int64(migrations.count) }

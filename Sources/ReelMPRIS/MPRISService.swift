@@ -13,6 +13,7 @@ public final class MPRISService {
     private let interfaces: [String: InterfaceSpec]
     private let version: String
     private var published: Snapshot
+    private var publishedLibraryError: String?
 
     public init(connection: Connection, host: PlayerHost, library: LibraryHost?, introspectionXML: String, version: String) {
         self.connection = connection
@@ -22,6 +23,7 @@ public final class MPRISService {
         self.version = version
         interfaces = Dictionary(InterfaceSpec.parse(introspectionXML).map { ($0.name, $0) }) { a, _ in a }
         published = host.snapshot
+        publishedLibraryError = host.libraryError
     }
 
     // MARK: Incoming calls
@@ -98,9 +100,9 @@ public final class MPRISService {
             let uris = try URIValidator.expand(args[0].string!).get()
             try run(.add(uris: uris, after: nil, atStart: false, play: true))
         case (MPRIS.trackList, "GetTracksMetadata"):
+            let queue = host.queue
             let wanted = (args[0].array ?? []).compactMap { $0.string.flatMap(TrackID.entry) }
-            let byID = Dictionary(host.snapshot.entries.map { ($0.id, $0) }) { a, _ in a }
-            return [.array(elementSignature: "a{sv}", wanted.compactMap { byID[$0].map(MetadataMap.of) })]
+            return [.array(elementSignature: "a{sv}", wanted.compactMap { queue[$0].map(MetadataMap.of) })]
         case (MPRIS.trackList, "AddTrack"):
             let uris = try URIValidator.expand(args[0].string!).get()
             let afterPath = args[1].string!
@@ -111,10 +113,12 @@ public final class MPRISService {
         case (MPRIS.trackList, "GoTo"): try run(.goTo(try entry(args[0].string!)))
         case (MPRIS.reel, "Add"):
             let uris = try (args[0].stringArray ?? []).flatMap { try URIValidator.expand($0).get() }
-            let before = Set(host.snapshot.entries.map(\.id))
+            // Ids are handed out in sequence: the new entries have the ids between these two.
+            let first = host.queue.nextID
             try run(.add(uris: uris, after: nil, atStart: false, play: args[1].bool!))
-            let added = host.snapshot.entries.filter { !before.contains($0.id) }
-            return [.objectPaths(added.map { TrackID.path($0.id) })]
+            return [.objectPaths((first..<host.queue.nextID).map { TrackID.path(EntryID($0)) })]
+        case (MPRIS.reel, "QueuePage"):
+            return queuePage(offset: Int(args[0].int64!), limit: Int(args[1].int64!))
         case (MPRIS.reel, "Clear"): try run(.clear)
         case (MPRIS.reel, _), (MPRIS.playlists, _):
             return try dispatchLibrary(message, interface, member, args)
@@ -185,7 +189,7 @@ public final class MPRISService {
     }
 
     private func entry(_ path: String) throws -> EntryID {
-        guard let id = TrackID.entry(path), host.snapshot.entries.contains(where: { $0.id == id }) else {
+        guard let id = TrackID.entry(path), host.queue[id] != nil else {
             throw BusError(MPRIS.errorNoSuchTrack, "no track \(path) in the queue")
         }
         return id
@@ -243,7 +247,7 @@ public final class MPRISService {
             changed.append(("Position", .int64(host.position())))
         }
         if !changed.isEmpty { emitPropertiesChanged(MPRIS.player, changed, []) }
-        if published.entries != now.entries, published.entries.map(\.id) != now.entries.map(\.id) {
+        if published.queueRevision != now.queueRevision {
             emitPropertiesChanged(MPRIS.trackList, [], ["Tracks"])
         }
         var reelChanged: [(String, DBusValue)] = []
@@ -251,21 +255,29 @@ public final class MPRISService {
         if published.replayGain != now.replayGain { reelChanged.append(("ReplayGain", .string(now.replayGain.rawValue))) }
         if published.video != now.video { reelChanged.append(("Video", .boolean(now.video))) }
         if published.activity != now.activity { reelChanged.append(("Activity", .string(now.activity ?? ""))) }
+        let libraryError = host.libraryError
+        if libraryError != publishedLibraryError {
+            reelChanged.append(("LibraryError", .string(libraryError ?? "")))
+            publishedLibraryError = libraryError
+        }
         if !reelChanged.isEmpty { emitPropertiesChanged(MPRIS.reel, reelChanged, []) }
-        // Announcements are rare; most turns have none, so no index of the queue is built.
-        func entry(_ id: EntryID) -> QueueEntry? { now.entries.first { $0.id == id } }
+        let queue = host.queue
+        func entry(_ id: EntryID) -> QueueEntry? { queue[id] }
+        // Many entries added at once are one TrackListReplaced, not a signal each.
+        let added = announcements.filter { if case .trackAdded = $0 { true } else { false } }.count
+        let bulk = added > Self.bulkAdd
+        if bulk { emitTrackListReplaced(queue) }
         for announcement in announcements {
             switch announcement {
             case .seeked(let position):
                 emit(MPRIS.player, "Seeked", [.int64(position)])
             case .trackAdded(let id, let after):
-                guard let entry = entry(id) else { continue }
+                guard !bulk, let entry = entry(id) else { continue }
                 emit(MPRIS.trackList, "TrackAdded", [MetadataMap.of(entry), .objectPath(after.map(TrackID.path) ?? MPRIS.noTrack)])
             case .trackRemoved(let id):
                 emit(MPRIS.trackList, "TrackRemoved", [.objectPath(TrackID.path(id))])
             case .trackListReplaced:
-                emit(MPRIS.trackList, "TrackListReplaced", [.objectPaths(now.entries.map { TrackID.path($0.id) }),
-                                                            .objectPath(now.current.map { TrackID.path($0.id) } ?? MPRIS.noTrack)])
+                emitTrackListReplaced(queue)
             case .trackMetadataChanged(let id):
                 guard let entry = entry(id) else { continue }
                 emit(MPRIS.trackList, "TrackMetadataChanged", [.objectPath(TrackID.path(id)), MetadataMap.of(entry)])
@@ -275,6 +287,24 @@ public final class MPRISService {
         }
         published = now
         connection.flush()
+    }
+
+    /// More entries added in one turn than this are announced as one TrackListReplaced.
+    static let bulkAdd = 50
+
+    func emitTrackListReplaced(_ queue: Queue) {
+        emit(MPRIS.trackList, "TrackListReplaced", [.objectPaths(TrackWindow.ids(queue).map(TrackID.path)),
+                                                    .objectPath(queue.currentID.map(TrackID.path) ?? MPRIS.noTrack)])
+    }
+
+    /// A page of the queue in track-list order, with each entry's Metadata.
+    func queuePage(offset: Int, limit: Int) -> [DBusValue] {
+        let queue = host.queue
+        let start = min(max(offset, 0), queue.count)
+        let end = limit < 0 ? queue.count : min(start + limit, queue.count)
+        let current = queue.currentID.flatMap(queue.index(of:)) ?? -1
+        return [.uint32(UInt32(queue.count)), .int32(Int32(current)),
+                .array(elementSignature: "a{sv}", queue.entries[start..<end].map(MetadataMap.of))]
     }
 
     func emitPropertiesChanged(_ interface: String, _ changed: [(String, DBusValue)], _ invalidated: [String]) {

@@ -4,6 +4,8 @@ import ReelCore
 /// run commands, the real position, and a way to quit.
 public protocol PlayerHost: AnyObject {
     var snapshot: Snapshot { get }
+    /// The queue, for lookups by id and pages of it (the snapshot does not copy it).
+    var queue: Queue { get }
     /// Runs a command through the engine and performs its effects.
     func run(_ command: Command) -> Result<Void, CommandError>
     /// The position now, in µs: the backend's real one while something is loaded.

@@ -36,7 +36,7 @@ enum PropertyValues {
         case (MPRIS.player, "CanPause"): .boolean(s.canPause)
         case (MPRIS.player, "CanSeek"): .boolean(s.canSeek)
         case (MPRIS.player, "CanControl"): .boolean(true)
-        case (MPRIS.trackList, "Tracks"): .objectPaths(s.entries.map { TrackID.path($0.id) })
+        case (MPRIS.trackList, "Tracks"): .objectPaths(TrackWindow.ids(host.queue).map(TrackID.path))
         case (MPRIS.trackList, "CanEditTracks"): .boolean(true)
         case (MPRIS.reel, "LastError"): .string(s.lastError ?? "")
         case (MPRIS.reel, "Version"): .string(version)

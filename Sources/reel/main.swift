@@ -31,9 +31,9 @@ let connection: Connection
 do { connection = try Connection() } catch {
     fail("cannot connect to the D-Bus session bus (\((error as? BusError)?.message ?? "\(error)"))")
 }
-let client = Client(connection: connection, busName: options.busName) { line in
-    print(line)
-    fflush(nil)
+let client = Client(connection: connection, busName: options.busName) { text, newline in
+    print(text, terminator: newline ? "\n" : "")
+    if newline { fflush(nil) }
 }
 do {
     guard try client.daemonIsRunning() else {

@@ -8,13 +8,15 @@ enum LoopTask: Sendable {
     case importProgress(job: Int, done: Int, total: Int)
     case importDone(job: Int, ImportSummary)
     case coverArt(EntryID, String)
+    case libraryWrite(LibraryWriter.Outcome)
     case tags(EntryID, TrackMetadata)
 }
 
 extension Daemon: LibraryHost {
     private var store: Library {
         get throws {
-            guard let store = library.library else { throw DaemonError(library.error ?? "no library") }
+            guard let store = library.library else { throw DaemonError(library.problem ?? "no library") }
+            library.settle()
             return store
         }
     }
@@ -53,7 +55,7 @@ extension Daemon: LibraryHost {
     }
 
     func savePlaylist(_ name: String) throws -> Int {
-        let items = snapshot.entries.compactMap(\.itemID)
+        let items = engine.queue.entries.compactMap(\.itemID)
         try store.savePlaylist(name, items: items)
         activePlaylist = try store.playlists().first { $0.name == name }
         return items.count

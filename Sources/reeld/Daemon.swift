@@ -8,23 +8,20 @@ import ReelMPV
 /// Wires the engine to its adapters and runs the single-threaded loop.
 /// All engine state is touched on this thread only.
 final class Daemon: PlayerHost {
-    private var engine = Engine(seed: UInt64(truncatingIfNeeded: monotonicNow()))
+    private(set) var engine = Engine(seed: UInt64(truncatingIfNeeded: monotonicNow()))
     private let backend: MPVBackend
     private let connection: Connection
     private var mpris: MPRISService?
     /// Engine announcements of this loop turn, for the MPRIS adapter.
     private var announcements: [Effect] = []
-    /// Library writes of this loop turn, done after the signals are out so
-    /// that disk I/O (a WAL checkpoint, say) never delays a client.
-    private var writes: [(Effect, QueueEntry)] = []
     private var quitting = false
     private let art: CoverArt
     /// Wakes the loop at the engine's deadline (a queued entry becoming audible).
     private let timer = DeadlineTimer()
     private lazy var prober = TagProber(results: tasks)
     let library: LibraryBridge
-    /// Results of work done off the loop (imports, cover art).
-    let tasks = Mailbox<LoopTask>()
+    /// Results of work done off the loop (imports, cover art, probes, library writes).
+    let tasks: Mailbox<LoopTask>
     private var jobs: [Int: (progress: (Int, Int) -> Void, done: (ImportSummary) -> Void)] = [:]
     private var nextJob = 0
     var activePlaylist: Library.PlaylistInfo?
@@ -34,8 +31,9 @@ final class Daemon: PlayerHost {
     /// `settings` are applied before clients can see anything, so that they
     /// read as the start-up state rather than as changes.
     init(connection: Connection, backend: MPVBackend, introspectionXML: String, cacheDir: URL, library: LibraryBridge,
-         settings: [Command]) {
+         tasks: Mailbox<LoopTask>, settings: [Command]) {
         self.connection = connection
+        self.tasks = tasks
         self.backend = backend
         self.library = library
         art = CoverArt(cacheDir: cacheDir.appendingPathComponent("art"), results: tasks)
@@ -47,6 +45,7 @@ final class Daemon: PlayerHost {
     // MARK: PlayerHost
 
     var snapshot: Snapshot { engine.snapshot }
+    var queue: Queue { engine.queue }
 
     func run(_ command: Command) -> Result<Void, CommandError> {
         var command = command
@@ -58,14 +57,13 @@ final class Daemon: PlayerHost {
 
     /// Puts back the queue stored by the last run, paused at its position.
     func restoreQueue() -> Int {
-        guard let (entries, saved) = library.storedQueue(), !entries.isEmpty else { return 0 }
-        perform(engine.restore(entries, current: saved.current, shuffleOrder: saved.shuffleOrder,
-                               settings: saved.settings, now: monotonicNow()))
+        guard let (stored, settings) = library.storedQueue() else { return 0 }
+        perform(engine.restore(stored, settings: settings, now: monotonicNow()))
         engine.queue.entries.forEach(prober.probeIfUnknown)
-        return entries.count
+        return stored.count
     }
 
-    var libraryError: String? { library.error }
+    var libraryError: String? { library.problem }
 
     func startJob(progress: @escaping (Int, Int) -> Void, done: @escaping (ImportSummary) -> Void) -> Int {
         nextJob += 1
@@ -77,6 +75,7 @@ final class Daemon: PlayerHost {
         switch task {
         case .importProgress(let job, let done, let total): jobs[job]?.progress(done, total)
         case .importDone(let job, let summary): jobs.removeValue(forKey: job)?.done(summary)
+        case .libraryWrite(let outcome): _ = library.take(outcome, engine: &engine)
         case .coverArt(let entry, let url): perform(engine.learn(TrackMetadata(artURL: url), for: entry))
         case .tags(let entry, let metadata): perform(engine.learn(metadata, for: entry))
         }
@@ -102,7 +101,7 @@ final class Daemon: PlayerHost {
         for effect in effects {
             switch effect {
             case .trackMetadataChanged(let id):
-                if let entry = engine.queue[id] { writes.append((effect, entry)) }
+                if let entry = engine.queue[id] { library.record(effect, entry: entry) }
                 announcements.append(effect)
             case .trackAdded(let id, _):
                 announcements.append(effect)
@@ -112,7 +111,7 @@ final class Daemon: PlayerHost {
             case .log(let line):
                 log(line)
             case .savePosition(let id, _), .finished(let id):
-                if let entry = engine.queue[id] { writes.append((effect, entry)) }
+                if let entry = engine.queue[id] { library.record(effect, entry: entry) }
             case .load(let token, _, let start, let paused):
                 guard let uri = playableURI(for: token, start: start) else { continue }
                 for event in backend.perform(.load(token, uri: uri, start: start, paused: paused)) { feed(event) }
@@ -189,18 +188,23 @@ final class Daemon: PlayerHost {
             }
             if fds[2].revents != 0 { quitting = true }
         }
-        perform(engine.checkpoint(now: monotonicNow()))
-        store()
-        if case .success(let effects) = engine.handle(.stop, now: monotonicNow()) { perform(effects) }
-        connection.flush()
         return 0
     }
 
-    /// Writes what this turn changed: positions, play counts, tags, the queue.
+    /// However the loop ended: stores where playback was, stops it, and waits
+    /// (a few seconds at most) for the library writes to go through.
+    func shutDown() {
+        perform(engine.checkpoint(now: monotonicNow()))
+        if case .success(let effects) = engine.handle(.stop, now: monotonicNow()) { perform(effects) }
+        store()
+        connection.flush()
+        library.flush()
+    }
+
+    /// Hands what this turn changed (positions, play counts, tags, queue rows,
+    /// settings) to the library's writer thread.
     private func store() {
-        for (effect, entry) in writes { library.persist(effect, entry: entry) }
-        writes.removeAll()
-        library.saveQueueIfChanged(engine)
+        library.endTurn(&engine)
     }
 }
 

@@ -3,24 +3,39 @@ import ReelCore
 import ReelLibrary
 
 /// Connects the engine to the SQLite library: looks items up when entries
-/// are queued, picks the source when an entry starts, stores positions and
-/// the queue. Without a library (damaged, foreign, unwritable) everything
-/// still plays from the URIs as given, and `error` says why.
+/// are queued, picks the source when an entry starts, and hands what changed
+/// in a loop turn (positions, play counts, tags, queue rows, settings) to the
+/// writer thread. Without a library (damaged, foreign, unopenable) everything
+/// still plays from the URIs as given, and `problem` says why; when writes
+/// fail (a read-only or full disk) they wait in the writer, `problem` says
+/// so, and they go through by themselves when the disk lets them.
 final class LibraryBridge {
-    let library: Library?
-    let error: String?
-    private var savedQueue: SavedQueue?
-    /// The queue and settings last looked at: most loop turns change neither,
-    /// and comparing unchanged arrays is cheap (same storage).
-    private var seen: (Queue, Settings)?
+    /// The loop's own connection, for reads and for queueing new entries.
+    /// Closed while writes fail (SQLite would keep a file it opened read-only
+    /// so for every connection of the process), reopened when they work again.
+    private(set) var library: Library?
+    private let path: String
+    /// Why the library could not be opened.
+    let openError: String?
+    private let writer: LibraryWriter?
+    /// Why writes fail at the moment; nil while they work.
+    private(set) var writeError: String?
+    private var batch = LibraryWriter.Batch()
+    private var storedState: QueueState?
 
-    init(path: String) {
+    /// Why the library is unavailable or not being written to, if it is.
+    var problem: String? { openError ?? writeError.map { "cannot write \(path): \($0)" } }
+
+    init(path: String, outcomes: Mailbox<LoopTask>) {
+        self.path = path
         do {
             library = try Library(path: path)
-            error = nil
+            openError = nil
+            writer = LibraryWriter(path: path) { outcomes.post(.libraryWrite($0)) }
         } catch {
             library = nil
-            self.error = "\(error)"
+            openError = "\(error)"
+            writer = nil
         }
     }
 
@@ -30,13 +45,24 @@ final class LibraryBridge {
         return NewEntry(uri: uri, itemID: item.id, metadata: item.metadata, resumeAt: item.position)
     }
 
-    /// Queued entries get their library item (created if new), tags and stored position.
+    /// Queued entries get their library item (made if new, all in one
+    /// transaction), its tags and stored position. If the library cannot be
+    /// written, they are queued without one and get it later (the writer).
     func enrich(_ entries: [NewEntry]) -> [NewEntry] {
         guard let library else { return entries }
-        return entries.map { entry in
-            guard entry.itemID == nil, let item = attempt({ try library.item(forURI: entry.uri) }) else { return entry }
-            return NewEntry(uri: entry.uri, itemID: item.id, metadata: entry.metadata ?? item.metadata, resumeAt: item.position)
+        let missing = entries.indices.filter { entries[$0].itemID == nil }
+        guard !missing.isEmpty else { return entries }
+        let items: [LibraryItem]
+        do { items = try library.items(forURIs: missing.map { entries[$0].uri }) } catch {
+            writeFailed("\(error)")
+            return entries
         }
+        var enriched = entries
+        for (i, item) in zip(missing, items) {
+            enriched[i] = NewEntry(uri: entries[i].uri, itemID: item.id, metadata: entries[i].metadata ?? item.metadata,
+                                   resumeAt: item.position)
+        }
+        return enriched
     }
 
     enum Source { case uri(String), unplayable(String) }
@@ -44,7 +70,7 @@ final class LibraryBridge {
     /// Decided when the entry starts: the local file if it is there and
     /// readable, else the remote URL, else nothing.
     func source(for entry: QueueEntry) -> Source {
-        guard let library, let id = entry.itemID, let item = attempt({ try library.item(id: id) }) ?? nil else {
+        guard let library, let id = entry.itemID, let item = (try? library.item(id: id)) ?? nil else {
             return .uri(entry.uri)
         }
         if let path = item.localPath, FileManager.default.isReadableFile(atPath: path) {
@@ -54,47 +80,98 @@ final class LibraryBridge {
         return .unplayable("no playable source (\(item.localPath ?? "no file") is missing and there is no URL)")
     }
 
-    /// Stores what an effect asks to keep about `entry` (as it was then).
-    func persist(_ effect: Effect, entry: QueueEntry) {
-        guard let library, let id = entry.itemID else { return }
+    /// Notes what an effect asks to keep about `entry` (as it was then).
+    func record(_ effect: Effect, entry: QueueEntry) {
+        guard let id = entry.itemID else { return }
         switch effect {
-        case .savePosition(_, let position): attempt { try library.setPosition(position, for: id) }
-        case .finished: attempt { try library.markFinished(id) }
-        case .trackMetadataChanged: attempt { try library.learn(entry.metadata, for: id) }
+        case .savePosition(_, let position): batch.items.append(.position(id, position))
+        case .finished: batch.items.append(.finished(id))
+        case .trackMetadataChanged: batch.items.append(.learned(id, entry.metadata))
         default: break
         }
     }
 
-    /// Writes the queue and settings if they changed since the last write.
-    func saveQueueIfChanged(_ engine: Engine) {
-        guard let library else { return }
-        if let (queue, settings) = seen, queue == engine.queue, settings == engine.settings { return }
-        seen = (engine.queue, engine.settings)
-        let q = engine.queue
-        var saved = SavedQueue()
-        saved.items = q.entries.compactMap(\.itemID)
-        guard saved.items.count == q.entries.count else { return }
-        saved.current = q.currentID.flatMap(q.index(of:))
-        saved.shuffleOrder = q.shuffleOrder?.compactMap(q.index(of:))
-        saved.settings = engine.settings
-        guard saved != savedQueue else { return }
-        if attempt({ try library.saveQueue(saved) }) != nil { savedQueue = saved }
-    }
-
-    /// The stored queue as entries to restore, with the current index and settings.
-    func storedQueue() -> (entries: [NewEntry], saved: SavedQueue)? {
-        guard let library, let saved = attempt({ try library.loadQueue() }) ?? nil else { return nil }
-        let entries = saved.items.compactMap { id in (attempt({ try library.item(id: id) }) ?? nil).map(Self.entry(for:)) }
-        savedQueue = saved
-        return (entries, saved)
-    }
-
-    /// Runs a library call; a failure is logged and playback goes on.
-    @discardableResult
-    private func attempt<T>(_ body: () throws -> T) -> T? {
-        do { return try body() } catch {
-            log("library: \(error)")
-            return nil
+    /// At the end of a loop turn: hands what changed to the writer. Cheap:
+    /// a few rows; the whole queue (a new shuffle order) goes as one value.
+    func endTurn(_ engine: inout Engine) {
+        guard let writer else { return }
+        let changes = engine.takeQueueChanges()
+        if !changes.isEmpty {
+            batch.cleared = changes.cleared
+            if changes.reshuffled || changes.upserted.count > 1000 {
+                batch.allRows = engine.queue
+            } else {
+                batch.rows = changes.upserted.compactMap { engine.queue[$0].map(QueueRow.init) }
+            }
+            batch.removed = changes.removed.map(\.raw)
         }
+        let state = QueueState(current: engine.queue.currentID?.raw, nextID: engine.queue.nextID, settings: engine.settings)
+        if state != storedState {
+            batch.state = state
+            storedState = state
+        }
+        writer.submit(batch)
+        batch = LibraryWriter.Batch()
+    }
+
+    /// Takes a report from the writer; returns whether `problem` changed.
+    func take(_ outcome: LibraryWriter.Outcome, engine: inout Engine) -> Bool {
+        switch outcome {
+        case .failed(let why):
+            writeFailed(why)
+            return true
+        case .recovered:
+            if library == nil { library = try? Library(path: path, check: false) }
+            guard writeError != nil else { return false }
+            writeError = nil
+            log("library: writes go through again")
+            return true
+        case .attached(let pairs):
+            for (entry, item) in pairs {
+                engine.attach(item: item, to: EntryID(entry))
+                // Tags it learnt while it had no item go to the item now.
+                if let learnt = engine.queue[EntryID(entry)]?.metadata, learnt.length != nil {
+                    batch.items.append(.learned(item, learnt))
+                }
+            }
+            return false
+        }
+    }
+
+    private func writeFailed(_ why: String) {
+        library = nil
+        guard writeError == nil else { return }
+        writeError = why
+        log("library: cannot write (\(why)); positions and the queue are kept and written when it can be written again")
+    }
+
+    /// Lets what earlier loop turns wrote land before a client reads the
+    /// library, so that it reads what it just did (a position, a play count).
+    func settle() {
+        writer?.flush(timeout: 0.5)
+    }
+
+    /// Writes what is pending before the daemon exits (for at most a few seconds).
+    func flush() {
+        guard let writer else { return }
+        if !writer.flush(timeout: 3) { log("library: some changes could not be written before exiting") }
+        writer.stop()
+    }
+
+    /// The stored queue, paused where it was, and the settings.
+    func storedQueue() -> (Queue, Settings)? {
+        guard let library, let (rows, state) = ((try? library.loadQueue()) ?? nil).map({ ($0.rows, $0.state) }),
+              !rows.isEmpty else { return nil }
+        let entries = rows.map { row, item -> QueueEntry in
+            let new = item.map(Self.entry(for:)) ?? NewEntry(uri: row.uri)
+            var metadata = new.metadata ?? TrackMetadata()
+            metadata.title = metadata.title ?? QueueEntry.fallbackTitle(for: new.uri)
+            return QueueEntry(id: EntryID(row.id), uri: new.uri.isEmpty ? row.uri : new.uri, metadata: metadata,
+                              itemID: row.itemID, resumeAt: new.resumeAt, rank: row.rank, shuffleKey: row.shuffleKey)
+        }
+        storedState = state
+        let queue = Queue(restoring: entries, current: state.current.map(EntryID.init), nextID: state.nextID,
+                          shuffle: state.settings.shuffle)
+        return (queue, state.settings)
     }
 }

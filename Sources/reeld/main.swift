@@ -53,10 +53,11 @@ do { backend = try MPVBackend(options: .init(audioOutput: options.audioOutput, v
 
 let cacheHome = environment["XDG_CACHE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
     ?? NSHomeDirectory() + "/.cache"
-let library = LibraryBridge(path: Library.defaultPath(environment: environment))
-if let problem = library.error { log("\(problem); playing without a library") }
+let tasks = Mailbox<LoopTask>()
+let library = LibraryBridge(path: Library.defaultPath(environment: environment), outcomes: tasks)
+if let problem = library.openError { log("\(problem); playing without a library") }
 let daemon = Daemon(connection: connection, backend: backend, introspectionXML: xml,
-                    cacheDir: URL(fileURLWithPath: cacheHome).appendingPathComponent("reel"), library: library,
+                    cacheDir: URL(fileURLWithPath: cacheHome).appendingPathComponent("reel"), library: library, tasks: tasks,
                     settings: [.setReplayGain(options.replayGain), .setVideo(options.video)])
 let restored = options.fresh ? 0 : daemon.restoreQueue()
 
@@ -71,14 +72,16 @@ for file in options.files {
 }
 if !uris.isEmpty {
     // Appended to the restored queue; the first new entry plays (or waits, with --paused).
-    let before = Set(daemon.snapshot.entries.map(\.id))
+    // Ids are handed out in sequence: the first new entry has the next one.
+    let first = EntryID(daemon.queue.nextID)
     _ = daemon.run(.add(uris: uris, play: false))
-    if let first = daemon.snapshot.entries.first(where: { !before.contains($0.id) }) {
-        _ = daemon.run(.goTo(first.id))
+    if daemon.queue[first] != nil {
+        _ = daemon.run(.goTo(first))
         if options.startPaused { _ = daemon.run(.pause) }
     }
 }
 log("ready as \(busName) (\(restored) restored, \(uris.count) added)")
 let status = daemon.runLoop(stopFD: stopFD)
 Subprocess.terminateAll()   // probes and cover-art extractions still running die with the daemon
+daemon.shutDown()
 exit(status)

@@ -106,7 +106,7 @@ final class PersistenceTests: DaemonTestCase {
         let problem = try XCTUnwrap(get("LibraryError", MPRIS.reel).string)
         XCTAssertTrue(problem.contains(libraryPath), problem)
         let (_, line) = try reel("status")
-        XCTAssertTrue(line.contains("[no library:") && line.contains("library.sqlite3"), line)
+        XCTAssertTrue(line.contains("[library:") && line.contains("library.sqlite3"), line)
         daemon!.stop()
         XCTAssertEqual(try Data(contentsOf: url), bytes)
         XCTAssertFalse(FileManager.default.fileExists(atPath: libraryPath + "-wal"))
@@ -128,6 +128,6 @@ final class PersistenceTests: DaemonTestCase {
         let library = try Library(path: libraryPath)
         XCTAssertEqual(try library.integrityCheck(), "ok")
         XCTAssertEqual(try tracks().count, expected)
-        XCTAssertEqual(try library.loadQueue()?.items.count, expected)
+        XCTAssertEqual(try library.loadQueue()?.rows.count, expected)
     }
 }

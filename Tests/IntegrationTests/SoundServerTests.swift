@@ -24,11 +24,13 @@ final class SoundServerTests: DaemonTestCase {
     }
 
     /// Starts reeld on `files` playing to the server, while recording it.
-    private func play(_ files: [URL], on kind: SoundServer.Kind, _ extra: [String] = []) throws -> Recording {
+    private func play(_ files: [URL], on kind: SoundServer.Kind, _ extra: [String] = [], trace: Bool = false) throws -> Recording {
         let server = try server(kind)
         let recording = try server.record()
         try recording.waitUntilRunning()
-        try startDaemon(files, ["--ao", kind.audioOutput, "--fresh"] + extra, environment: server.environment)
+        // With a trace, a failure prints every position sample the daemon took.
+        let environment = server.environment.merging(trace ? ["REEL_TRACE": "1"] : [:]) { _, b in b }
+        try startDaemon(files, ["--ao", kind.audioOutput, "--fresh"] + extra, environment: environment)
         return recording
     }
 
@@ -102,7 +104,7 @@ final class SoundServerTests: DaemonTestCase {
     /// Position never runs ahead of what is heard nor goes backwards, and 15 s
     /// of steady playback send no Seeked.
     private func checkSteady(on kind: SoundServer.Kind) throws {
-        let recording = try play([media.long[0]], on: kind)
+        let recording = try play([media.long[0]], on: kind, trace: true)
         var readings: [(at: MonotonicTime, position: MediaTime)] = []
         func read() throws {
             let t0 = monotonicNow()

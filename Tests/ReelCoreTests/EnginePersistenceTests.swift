@@ -99,10 +99,17 @@ final class EnginePersistenceTests: XCTestCase {
         settings.loop = .playlist
         settings.shuffle = true
         settings.rate = 1.5
-        let entries = (1...3).map { NewEntry(uri: "file:///\($0)", itemID: Int64($0), resumeAt: $0 == 2 ? 4_000_000 : 0) }
-        let effects = engine.restore(entries, current: 1, shuffleOrder: [2, 1, 0], settings: settings, now: 0)
+        // As stored: ids 5, 6, 7 (ids survive restarts), ranks in that order, shuffle keys 3, 2, 1.
+        let entries = (1...3).map { (n: Int) -> QueueEntry in
+            let resume: MediaTime = n == 2 ? 4_000_000 : 0
+            return QueueEntry(id: EntryID(UInt64(4 + n)), uri: "file:///\(n)", metadata: TrackMetadata(), itemID: Int64(n),
+                              resumeAt: resume, rank: Int64(n) * 10, shuffleKey: Int64(4 - n))
+        }
+        let stored = Queue(restoring: entries.reversed(), current: EntryID(6), nextID: 8, shuffle: true)
+        let effects = engine.restore(stored, settings: settings, now: 0)
         XCTAssertEqual(engine.queue.entries.map(\.itemID), [1, 2, 3])
         XCTAssertEqual(engine.queue.playOrder.map { engine.queue[$0]!.itemID }, [3, 2, 1])
+        XCTAssertEqual(engine.queue.nextID, 8, "new entries continue the stored ids")
         XCTAssertEqual(engine.settings, settings)
         XCTAssertTrue(effects.contains(.setRate(1.5)))
         XCTAssertTrue(effects.contains { if case .load(_, "file:///2", 4_000_000, true) = $0 { true } else { false } })

@@ -68,3 +68,73 @@ final class QueueTests: XCTestCase {
         XCTAssertEqual(QueueEntry.fallbackTitle(for: "https://example.org/a/b.mp3?token=1"), "b.mp3")
     }
 }
+
+/// The queue's ranks, shuffle keys and change journal, which let it grow to
+/// 100,000 entries with cheap changes.
+final class QueueScaleTests: XCTestCase {
+    func testInsertingAgainAndAgainAtOnePlaceRenumbersAndKeepsTheOrder() {
+        var rng = SplitMix64(seed: 3)
+        var q = Queue()
+        let ends = q.insert(uris: ["file:///first", "file:///last"], rng: &rng)
+        _ = q.takeChanges()
+        var expected = ["file:///first"]
+        // Each goes right after the first: the gap halves every time until it runs out.
+        for n in 0..<80 {
+            q.insert(uris: ["file:///\(n)"], after: ends[0].id, rng: &rng)
+            expected.insert("file:///\(n)", at: 1)
+        }
+        expected.append("file:///last")
+        XCTAssertEqual(q.entries.map(\.uri), expected)
+        XCTAssertTrue(zip(q.entries, q.entries.dropFirst()).allSatisfy { $0.rank < $1.rank })
+        for entry in q.entries { XCTAssertEqual(q.index(of: entry.id).map { q.entries[$0].id }, entry.id) }
+        XCTAssertEqual(q.takeChanges().upserted.count, q.count, "a renumbering rewrites every row")
+    }
+
+    func testAThousandEntriesAddedWhileShuffledAllGoAheadOfTheCurrentOne() {
+        var rng = SplitMix64(seed: 4)
+        var q = Queue()
+        let first = q.insert(uris: (0..<500).map { "file:///old\($0)" }, rng: &rng)
+        q.setCurrent(first[250].id)
+        q.setShuffle(true, rng: &rng)
+        XCTAssertEqual(q.playOrder.first, first[250].id, "the current entry leads")
+        for _ in 0..<10 { _ = q.entry(after: q.currentID!, wrap: false).map { q.setCurrent($0) } }
+        let played = Array(q.playOrder.prefix(11))
+        let added = q.insert(uris: (0..<1000).map { "file:///new\($0)" }, rng: &rng)
+        let order = q.playOrder
+        XCTAssertEqual(Set(order), Set(q.entries.map(\.id)), "a permutation")
+        XCTAssertEqual(Array(order.prefix(11)), played, "what was played stays played")
+        XCTAssertTrue(Set(added.map(\.id)).isDisjoint(with: Set(played)))
+        // Walking the play order from the current entry meets every new entry.
+        var seen = Set<EntryID>()
+        var at = q.currentID!
+        while let next = q.entry(after: at, wrap: false) { seen.insert(next); at = next }
+        XCTAssertTrue(Set(added.map(\.id)).isSubset(of: seen))
+    }
+
+    func testTheJournalNamesOnlyWhatChanged() {
+        var rng = SplitMix64(seed: 5)
+        var q = Queue()
+        let added = q.insert(uris: ["file:///a", "file:///b", "file:///c"], rng: &rng)
+        XCTAssertEqual(q.takeChanges().upserted, Set(added.map(\.id)))
+        q.update(added[0].id) { $0.resumeAt = 5_000_000 }
+        XCTAssertTrue(q.takeChanges().isEmpty, "a resume point lives in the library item, not the queue row")
+        q.update(added[0].id) { $0.itemID = 42 }
+        XCTAssertEqual(q.takeChanges().upserted, [added[0].id], "the row names the item")
+        q.remove(added[1].id)
+        XCTAssertEqual(q.takeChanges(), QueueChanges(removed: [added[1].id]))
+        q.setShuffle(true, rng: &rng)
+        XCTAssertTrue(q.takeChanges().reshuffled)
+        q.removeAll()
+        XCTAssertEqual(q.takeChanges(), QueueChanges(cleared: true))
+    }
+
+    func testRestoringKeepsIdsAndIgnoresKeysThatDoNotOrderEveryEntry() {
+        let entries = (1...3).map { QueueEntry(id: EntryID(UInt64($0 * 10)), uri: "file:///\($0)", metadata: TrackMetadata(),
+                                               rank: Int64($0), shuffleKey: 0) }
+        let q = Queue(restoring: entries, current: EntryID(20), nextID: 5, shuffle: true)
+        XCTAssertEqual(q.entries.map(\.id.raw), [10, 20, 30])
+        XCTAssertEqual(q.nextID, 31, "never below an id in use")
+        XCTAssertFalse(q.isShuffled, "equal keys order nothing: the engine lays a fresh order out")
+        XCTAssertEqual(q.currentID, EntryID(20))
+    }
+}

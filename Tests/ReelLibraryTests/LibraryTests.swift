@@ -69,27 +69,6 @@ final class LibraryTests: XCTestCase {
         XCTAssertEqual(try lib.item(id: id)?.position, 0)
     }
 
-    func testTheQueueAndSettingsRoundTrip() throws {
-        let lib = try Library(path: path)
-        let ids = try (1...4).map { try lib.add(ProbedItem(localPath: "/\($0)")).id }
-        var q = SavedQueue()
-        q.items = [ids[2], ids[0], ids[2], ids[3]]
-        q.current = 2
-        q.shuffleOrder = [2, 0, 3, 1]
-        q.settings.loop = .playlist
-        q.settings.shuffle = true
-        q.settings.rate = 1.25
-        q.settings.volume = 0.5
-        try lib.saveQueue(q)
-        XCTAssertEqual(try Library(path: path).loadQueue(), q)
-        // A removed item drops out; the current entry is still found.
-        try lib.remove(id: ids[0])
-        try lib.saveQueue(q)
-        let loaded = try XCTUnwrap(lib.loadQueue())
-        XCTAssertEqual(loaded.items, [ids[2], ids[2], ids[3]])
-        XCTAssertEqual(loaded.current, 1)
-    }
-
     func testPlaylists() throws {
         let lib = try Library(path: path)
         let ids = try (1...3).map { try lib.add(ProbedItem(title: "T\($0)", localPath: "/\($0)")).id }

@@ -1,0 +1,213 @@
+import Foundation
+import ReelCore
+
+/// The daemon's library writes, on a thread of their own with their own
+/// connection, so that disk I/O never holds up the run loop (writing 100,000
+/// shuffled rows takes a good part of a second).
+///
+/// What is submitted is merged into one pending change set; the thread writes
+/// it in one transaction. When that fails (a read-only or full disk), nothing
+/// is lost: the set stays pending, later submissions merge into it, and the
+/// thread tries again every few seconds. The first failure and the recovery
+/// are reported, once each.
+public final class LibraryWriter: @unchecked Sendable {
+    public enum Outcome: Sendable {
+        /// A write failed; nothing is lost, it is retried.
+        case failed(String)
+        /// Writes work again after a failure.
+        case recovered
+        /// Entries stored without an item got one: (entry id, item id).
+        case attached([(UInt64, Int64)])
+    }
+
+    /// A change to an item.
+    public enum ItemWrite: Equatable, Sendable {
+        case position(Int64, MediaTime)
+        case finished(Int64)
+        case learned(Int64, TrackMetadata)
+    }
+
+    /// One loop turn's writes.
+    public struct Batch: Sendable {
+        /// Everything stored before is gone.
+        public var cleared = false
+        public var rows: [QueueRow] = []
+        public var removed: [UInt64] = []
+        /// The whole queue, when most of it changed (a new shuffle order): its
+        /// rows are built here rather than on the loop.
+        public var allRows: Queue?
+        public var state: QueueState?
+        public var items: [ItemWrite] = []
+
+        public init() {}
+
+        public var isEmpty: Bool {
+            !cleared && rows.isEmpty && removed.isEmpty && allRows == nil && state == nil && items.isEmpty
+        }
+    }
+
+    /// How long to wait before trying a failed write again.
+    public static let retryInterval: TimeInterval = 3
+
+    private let path: String
+    private let report: @Sendable (Outcome) -> Void
+    private let condition = NSCondition()
+    private var pending = Pending()
+    private var writing = false
+    private var failing = false
+    private var stopped = false
+
+    public init(path: String, report: @escaping @Sendable (Outcome) -> Void) {
+        self.path = path
+        self.report = report
+        Thread.detachNewThread { [self] in run() }
+    }
+
+    public func submit(_ batch: Batch) {
+        guard !batch.isEmpty else { return }
+        condition.lock()
+        pending.merge(batch)
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Waits until everything submitted is written, or `timeout` seconds.
+    /// Returns whether it was.
+    @discardableResult
+    public func flush(timeout: TimeInterval) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        condition.broadcast()   // a failing writer tries at once
+        while !pending.isEmpty || writing {
+            guard condition.wait(until: deadline) else { return false }
+        }
+        return true
+    }
+
+    public func stop() {
+        condition.lock()
+        stopped = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    private func run() {
+        var library: Library?
+        while true {
+            condition.lock()
+            while pending.isEmpty && !stopped { condition.wait() }
+            if stopped { condition.unlock(); return }
+            if failing { _ = condition.wait(until: Date().addingTimeInterval(Self.retryInterval)) }
+            let taken = pending
+            pending = Pending()
+            writing = true
+            condition.unlock()
+
+            var attached: [(UInt64, Int64)] = []
+            var problem: String?
+            do {
+                if library == nil { library = try Library(path: path, check: false) }
+                attached = try library!.write(taken)
+            } catch {
+                problem = "\(error)"
+                // SQLite opens a file it cannot write read-only, and keeps it so:
+                // the next try opens it afresh.
+                library = nil
+            }
+
+            condition.lock()
+            writing = false
+            if problem != nil {
+                // Keep it, with what came meanwhile on top, for the next try.
+                var kept = taken
+                kept.merge(pending)
+                pending = kept
+            }
+            let wasFailing = failing
+            failing = problem != nil
+            condition.broadcast()
+            condition.unlock()
+            if let problem, !wasFailing { report(.failed(problem)) }
+            if problem == nil, wasFailing { report(.recovered) }
+            if !attached.isEmpty { report(.attached(attached)) }
+        }
+    }
+
+    /// Submitted writes not yet done, merged: the latest row of each entry,
+    /// the latest state, item writes in order.
+    struct Pending {
+        var cleared = false
+        var rows: [UInt64: QueueRow] = [:]
+        var removed = Set<UInt64>()
+        var allRows: Queue?
+        var state: QueueState?
+        var items: [ItemWrite] = []
+        var needsItems = false
+
+        var isEmpty: Bool {
+            !cleared && rows.isEmpty && removed.isEmpty && allRows == nil && state == nil && items.isEmpty
+        }
+
+        mutating func merge(_ batch: Batch) {
+            if batch.cleared { self = Pending(cleared: true, needsItems: needsItems) }
+            if let all = batch.allRows {
+                allRows = all
+                rows = [:]
+            }
+            for id in batch.removed {
+                rows.removeValue(forKey: id)
+                removed.insert(id)
+            }
+            for row in batch.rows {
+                rows[row.id] = row
+                removed.remove(row.id)
+                if row.itemID == nil { needsItems = true }
+            }
+            if let state = batch.state { self.state = state }
+            for write in batch.items {
+                // A position replaces the item's position just before it.
+                if case .position(let id, _) = write, case .position(id, _)? = items.last { items.removeLast() }
+                items.append(write)
+            }
+        }
+
+        mutating func merge(_ later: Pending) {
+            var batch = Batch()
+            batch.cleared = later.cleared
+            batch.rows = Array(later.rows.values)
+            batch.removed = Array(later.removed)
+            batch.allRows = later.allRows
+            batch.state = later.state
+            batch.items = later.items
+            merge(batch)
+            needsItems = needsItems || later.needsItems
+        }
+    }
+}
+
+extension Library {
+    /// Writes a pending change set in one transaction; then, if entries were
+    /// stored without an item, makes their items.
+    func write(_ p: LibraryWriter.Pending) throws -> [(UInt64, Int64)] {
+        try db.transaction {
+            var rows = Array(p.rows.values)
+            if let all = p.allRows {
+                let written = Set(rows.map(\.id))
+                rows += all.entries.filter { !written.contains($0.id.raw) && !p.removed.contains($0.id.raw) }
+                    .map(QueueRow.init)
+            }
+            try writeQueue(upserting: rows, removing: Array(p.removed), cleared: p.cleared || p.allRows != nil)
+            if let state = p.state { try writeQueueState(state) }
+            for write in p.items {
+                switch write {
+                case .position(let id, let position): try setPosition(position, for: id)
+                case .finished(let id): try markFinished(id)
+                case .learned(let id, let metadata): try learn(metadata, for: id)
+                }
+            }
+        }
+        let orphans = p.needsItems || p.allRows?.entries.contains { $0.itemID == nil } == true
+        return orphans ? try db.transaction { try attachMissingItems() } : []
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import ReelCore
+import ReelHarness
+import ReelMPRIS
+import XCTest
+
+/// The library's disk fails under the daemon: it turns read-only, or fills
+/// up. The fault is reported once, nothing is lost, and writes resume by
+/// themselves when it clears. The library lives on a tmpfs of its own.
+final class DiskFaultTests: DaemonTestCase {
+    var disk: ScratchDisk!
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        disk = try ScratchDisk(size: 2 << 20)
+        guard disk.isMounted else { throw XCTSkip("disk faults need a tmpfs of their own, which takes root") }
+    }
+
+    override func tearDown() {
+        super.tearDown()
+        disk = nil
+    }
+
+    var environment: [String: String] { ["XDG_DATA_HOME": disk.dir.path] }
+
+    func libraryError(_ match: @escaping (String) -> Bool, timeout: Double = 10) -> String? {
+        waitForSignal(timeout: timeout) { $0.changedProperties?["LibraryError"]?.string.map(match) == true }?
+            .changedProperties?["LibraryError"]?.string
+    }
+
+    func testALibraryOnADiskThatTurnedReadOnlyIsReportedOnceAndWritesResumeWhenItClears() throws {
+        try startDaemon([media.long[0]], ["--paused"], environment: environment)
+        daemon?.stop()   // a clean run leaves a sound library behind
+        try disk.makeReadOnly()
+        try startDaemon([], [], environment: environment)
+        try player("Play")
+        let error = try XCTUnwrap(libraryError { !$0.isEmpty }, "a failed write was not reported")
+        XCTAssertTrue(error.contains("cannot write") && error.contains("readonly"), error)
+        XCTAssertTrue(try reel("status").1.contains("[library: cannot write"))
+        listen(for: 3)   // three more seconds of positions that cannot be stored
+        XCTAssertEqual(daemon!.text.components(separatedBy: "cannot write").count - 1, 1, "one line, no flood:\n\(daemon!.text)")
+        try disk.makeWritable()
+        XCTAssertNotNil(libraryError({ $0.isEmpty }, timeout: 10), "writes did not resume")
+        let reached = try position()
+        try player("Pause")
+        daemon?.stop()
+        try startDaemon([], [], environment: environment)
+        XCTAssertGreaterThanOrEqual(try position(), reached - 1_500_000, "the position was stored once the disk let it")
+    }
+
+    func testAfterADiskFullTheQueueIsSavedAgainWithEveryEntry() throws {
+        try startDaemon([media.tones[0], media.tones[1]], ["--paused"], environment: environment)
+        listen(for: 0.5)
+        try disk.fill()
+        let (status, output) = try reel("add", media.tones[2].path)
+        XCTAssertEqual(status, 0, output)
+        XCTAssertTrue(try XCTUnwrap(libraryError { !$0.isEmpty }).contains("full"))
+        try disk.free()
+        try reel("add", media.tones[3].path)
+        try reel("next")
+        try reel("loop", "playlist")
+        XCTAssertNotNil(libraryError({ $0.isEmpty }, timeout: 10), "writes did not resume")
+        daemon?.process.terminate()
+        XCTAssertEqual(daemon?.waitForExit(), 0)
+        try startDaemon([], [], environment: environment)
+        let urls = try call(MPRIS.reel, "QueuePage", [.uint32(0), .int32(-1)])[2].array?
+            .compactMap { $0.dictionary?["xesam:url"]?.string }
+        XCTAssertEqual(urls, media.tones.map(\.absoluteString), "the entry added while the disk was full is kept")
+        XCTAssertEqual(try metadata()["xesam:title"]?.string, "Tone 2")
+        XCTAssertEqual(try get("LoopStatus"), .string("Playlist"))
+    }
+}
