@@ -83,46 +83,84 @@ public final class Client {
     }
 
     private func track(_ n: Int) throws -> String {
-        let (total, _, entries) = try queuePage(n - 1, 1)
-        guard let id = entries.first?["mpris:trackid"]?.string else {
+        let (total, _, rows) = try queuePage(n - 1, 1)
+        guard let id = rows.first?.trackID else {
             throw BusError.failed("there is no entry \(n); the queue has \(total)")
         }
         return id
     }
 
-    /// One page of the queue: its length, the current index (-1: none), entries' Metadata.
-    private func queuePage(_ offset: Int, _ limit: Int) throws -> (total: Int, current: Int, entries: [[String: DBusValue]]) {
-        let reply = try call(Client.reel, "QueuePage", [.uint32(UInt32(offset)), .int32(Int32(limit))])
-        guard reply.count == 3 else { throw BusError.failed("unexpected reply to QueuePage") }
-        return (Int(reply[0].int64 ?? 0), Int(reply[1].int64 ?? -1), reply[2].array?.compactMap(\.dictionary) ?? [])
+    /// An entry of the queue as QueuePage gives it.
+    struct Row {
+        var trackID: String
+        var title: String
+        var artists: [String]
+        var length: Int64?
+        var url: String
     }
 
-    /// Streams the queue a page at a time, so that 100,000 entries print in a second.
+    /// One page of the queue: its length, the current index (-1: none), its entries.
+    private func queuePage(_ offset: Int, _ limit: Int) throws -> (total: Int, current: Int, rows: [Row]) {
+        try decodePage(try awaitReply(try requestPage(offset, limit)))
+    }
+
+    private func requestPage(_ offset: Int, _ limit: Int) throws -> UInt32 {
+        connection.send(try Message.methodCall(destination: bus, path: Client.path, interface: Client.reel,
+                                               member: "QueuePage", [.uint32(UInt32(offset)), .int32(Int32(limit))]))
+    }
+
+    private func awaitReply(_ serial: UInt32) throws -> Message {
+        let deadline = Date().addingTimeInterval(25)
+        while connection.isConnected, Date() < deadline {
+            guard let m = connection.nextMessage(timeoutMs: 1_000) else { continue }
+            guard m.kind == .methodReturn || m.kind == .error, m.replySerial == serial else { continue }
+            if let error = m.asError { throw error }
+            return m
+        }
+        throw BusError.failed("no answer from the daemon")
+    }
+
+    private func decodePage(_ reply: Message) throws -> (total: Int, current: Int, rows: [Row]) {
+        let args = reply.arguments
+        guard args.count == 3 else { throw BusError.failed("unexpected reply to QueuePage") }
+        let rows = (args[2].array ?? []).compactMap { value -> Row? in
+            guard case .structure(let f) = value, f.count == 5, let id = f[0].int64 else { return nil }
+            return Row(trackID: "/dev/reel/Track/\(id)", title: f[1].string ?? "?", artists: f[2].stringArray ?? [],
+                       length: f[3].int64.flatMap { $0 < 0 ? nil : $0 }, url: f[4].string ?? "")
+        }
+        return (Int(args[0].int64 ?? 0), Int(args[1].int64 ?? -1), rows)
+    }
+
+    /// Streams the queue a page at a time; the next page is asked for before
+    /// this one is decoded, so that the daemon encodes while reel decodes.
     private func printQueue(json: Bool) throws {
         var offset = 0
+        var pending = try requestPage(0, Client.pageSize)
         if json { write("[", newline: false) }
         while true {
-            let (total, current, entries) = try queuePage(offset, Client.pageSize)
-            for (i, m) in entries.enumerated() {
+            let reply = try awaitReply(pending)
+            pending = try requestPage(offset + Client.pageSize, Client.pageSize)
+            let (total, current, rows) = try decodePage(reply)
+            var text = ""
+            for (i, row) in rows.enumerated() {
                 let index = offset + i
                 if json {
-                    var row: [String: Any] = ["index": index + 1, "current": index == current,
-                                              "artists": m["xesam:artist"]?.stringArray ?? []]
-                    row["trackid"] = m["mpris:trackid"]?.string
-                    row["title"] = m["xesam:title"]?.string
-                    row["url"] = m["xesam:url"]?.string
-                    row["length"] = m["mpris:length"]?.int64
-                    write((index > 0 ? "," : "") + jsonLine(row), newline: false)
+                    text += (index > 0 ? "," : "") + "{\"artists\":[" + row.artists.map(JSON.string).joined(separator: ",")
+                        + "],\"current\":\(index == current),\"index\":\(index + 1)"
+                        + (row.length.map { ",\"length\":\($0)" } ?? "")
+                        + ",\"title\":\(JSON.string(row.title)),\"trackid\":\(JSON.string(row.trackID)),\"url\":\(JSON.string(row.url))}"
                 } else {
-                    var line = "\(index == current ? "*" : " ") \(index + 1)  \(m["xesam:title"]?.string ?? "?")"
-                    if let artists = m["xesam:artist"]?.stringArray, !artists.isEmpty { line += " — " + artists.joined(separator: ", ") }
-                    if let length = m["mpris:length"]?.int64 { line += "  " + TimeText.format(length) }
-                    write(line)
+                    text += "\(index == current ? "*" : " ") \(index + 1)  \(row.title)"
+                    if !row.artists.isEmpty { text += " — " + row.artists.joined(separator: ", ") }
+                    if let length = row.length { text += "  " + TimeText.format(length) }
+                    text += "\n"
                 }
             }
-            offset += entries.count
-            if entries.isEmpty || offset >= total { break }
+            if !text.isEmpty { write(json ? text : String(text.dropLast()), newline: !json) }
+            offset += rows.count
+            if rows.isEmpty || offset >= total { break }
         }
+        _ = try? awaitReply(pending)   // the page asked for past the end
         if json { write("]") }
     }
 

@@ -83,3 +83,23 @@ public func jsonLine(_ object: Any) -> String {
     }
     return String(decoding: data, as: UTF8.self)
 }
+
+/// JSON pieces written by hand where JSONSerialization per row is too slow
+/// (100,000 queue entries).
+enum JSON {
+    static func string(_ s: String) -> String {
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}

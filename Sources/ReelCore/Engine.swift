@@ -14,8 +14,9 @@ public struct Engine: Sendable {
     /// A stored position this close to the end counts as finished.
     public static let finishedMargin: MediaTime = 10_000_000
     /// When what widgets were told departs from the engine's estimate by more
-    /// than this, the engine announces Seeked.
-    public static let driftTolerance: MediaTime = PositionTracker.tolerance
+    /// than this, the engine announces Seeked (a start heard later than the
+    /// command, a re-anchored estimate).
+    public static let driftTolerance: MediaTime = 8_000
 
     public internal(set) var queue = Queue()
     public internal(set) var state: PlaybackState = .stopped

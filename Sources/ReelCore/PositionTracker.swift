@@ -18,8 +18,12 @@ public struct PositionTracker: Equatable, Sendable {
     /// While running: how far the last samples were from the estimate.
     private var departures: [MediaTime] = []
 
-    /// A departure beyond this, persisting over `persistence` samples, moves the estimate.
-    public static let tolerance: MediaTime = 8_000
+    /// A departure beyond this, persisting over `persistence` samples, moves
+    /// the estimate. Wider than jitter, and wider than the drift of a server's
+    /// clock as a stream settles (PipeWire's drifted 13 ms from CLOCK_MONOTONIC
+    /// over a stream's first five seconds, then held), yet inside the 20 ms a
+    /// widget may be off.
+    public static let tolerance: MediaTime = 15_000
     public static let persistence = 3
     /// A departure this large is a real skip, not jitter: it moves the estimate at once.
     public static let jump: MediaTime = 500_000

@@ -1,16 +1,23 @@
 /// The play queue: entries in track-list order, the current entry, and, while
 /// shuffle is on, the play order.
 ///
-/// Built for long queues (100,000 entries): every entry has a rank, increasing
+/// Built for long queues (100,000 entries). Every entry has a rank, increasing
 /// along the track list, and while shuffle is on a shuffle key, increasing
-/// along the play order; finding an entry, its neighbours or its place is a
-/// binary search, and a change touches only the entries it concerns (plus a
-/// memmove). Ranks and keys are what the store keeps, so a change writes
-/// only its own rows (`takeChanges`).
+/// along the play order. Both live in plain `Int64` arrays beside the entries,
+/// so that finding an entry, its neighbours or its place is a binary search
+/// over them, a new shuffle order rewrites only numbers, and the store writes
+/// only the rows a change concerns (`takeChanges`).
 public struct Queue: Sendable {
-    /// In track-list order, ranks increasing.
+    /// In track-list order.
     public private(set) var entries: [QueueEntry] = []
-    private var ranks: [EntryID: Int64] = [:]
+    /// `ranks[i]` is the rank of `entries[i]`; increasing.
+    private var ranks: [Int64] = []
+    /// `keys[i]` is the shuffle key of `entries[i]` (meaningful while shuffled).
+    public private(set) var keys: [Int64] = []
+    /// `ids[i]` is the raw id of `entries[i]`: with `keys`, what the store
+    /// writes for a new shuffle order, handed over without a copy.
+    public private(set) var ids: [UInt64] = []
+    private var rankByID: [EntryID: Int64] = [:]
     public private(set) var currentID: EntryID?
     /// The play order while shuffle is on (keys increasing); nil while it is off.
     private var shuffled: [Slot]?
@@ -21,22 +28,38 @@ public struct Queue: Sendable {
 
     /// The distance between neighbouring ranks and keys when they are laid out afresh.
     static let spacing: Int64 = 1 << 32
+    /// More entries than this shuffled in at once are merged in one pass over the play order.
+    static let mergeThreshold = 16
 
     struct Slot: Sendable {
         var key: Int64
         var id: EntryID
     }
 
+    /// An entry's place as the store keeps it.
+    public struct Place: Equatable, Sendable {
+        public var rank: Int64
+        public var shuffleKey: Int64
+        public init(rank: Int64, shuffleKey: Int64) {
+            self.rank = rank
+            self.shuffleKey = shuffleKey
+        }
+    }
+
     public init() {}
 
-    /// The queue as stored: entries with their ids, ranks and shuffle keys.
-    public init(restoring stored: [QueueEntry], current: EntryID?, nextID: UInt64, shuffle: Bool) {
-        entries = stored.sorted { $0.rank < $1.rank }
-        for entry in entries { ranks[entry.id] = entry.rank }
+    /// The queue as stored: entries with their ids and places.
+    public init(restoring stored: [(QueueEntry, Place)], current: EntryID?, nextID: UInt64, shuffle: Bool) {
+        let sorted = stored.sorted { $0.1.rank < $1.1.rank }
+        entries = sorted.map(\.0)
+        ranks = sorted.map(\.1.rank)
+        keys = sorted.map(\.1.shuffleKey)
+        ids = entries.map(\.id.raw)
+        for (entry, place) in sorted { rankByID[entry.id] = place.rank }
         nextRawID = max(nextID, (entries.map(\.id.raw).max() ?? 0) + 1)
-        currentID = current.flatMap { ranks[$0] != nil ? $0 : nil }
+        currentID = current.flatMap { rankByID[$0] != nil ? $0 : nil }
         if shuffle {
-            let order = entries.map { Slot(key: $0.shuffleKey, id: $0.id) }.sorted { $0.key < $1.key }
+            let order = zip(entries, keys).map { Slot(key: $1, id: $0.id) }.sorted { $0.key < $1.key }
             // Keys that do not order every entry (an older store) leave shuffle to be laid out afresh.
             if zip(order, order.dropFirst()).allSatisfy({ $0.key < $1.key }) { shuffled = order }
         }
@@ -54,10 +77,16 @@ public struct Queue: Sendable {
     }
 
     public func index(of id: EntryID) -> Int? {
-        guard let rank = ranks[id] else { return nil }
-        let i = Self.lowerBound(entries.count) { entries[$0].rank < rank }
+        guard let rank = rankByID[id] else { return nil }
+        let i = Self.lowerBound(ranks.count) { ranks[$0] < rank }
         return i < entries.count && entries[i].id == id ? i : nil
     }
+
+    /// `ranks[i]` is the rank of `entries[i]` (for the store).
+    public var rankList: [Int64] { ranks }
+
+    /// Where the entry at `index` is, as the store keeps it.
+    public func place(at index: Int) -> Place { Place(rank: ranks[index], shuffleKey: keys[index]) }
 
     /// The first entry in play order.
     public var first: EntryID? { shuffled?.first?.id ?? entries.first?.id }
@@ -73,20 +102,23 @@ public struct Queue: Sendable {
         revision += 1
         var position = entries.endIndex
         if atStart { position = 0 } else if let after, let i = index(of: after) { position = i + 1 }
-        guard let ranks = spread(new.count, at: position) else {
+        guard let newRanks = spread(new.count, between: position > 0 ? ranks[position - 1] : nil,
+                                    and: position < ranks.count ? ranks[position] : nil) else {
             renumber()
             return insert(new, after: after, atStart: atStart, rng: &rng)
         }
-        let added = zip(new, ranks).map { n, rank -> QueueEntry in
+        let added = new.map { n -> QueueEntry in
             defer { nextRawID += 1 }
             var metadata = n.metadata ?? TrackMetadata()
             metadata.title = metadata.title ?? QueueEntry.fallbackTitle(for: n.uri)
-            return QueueEntry(id: EntryID(nextRawID), uri: n.uri, metadata: metadata, itemID: n.itemID,
-                              resumeAt: n.resumeAt, rank: rank)
+            return QueueEntry(id: EntryID(nextRawID), uri: n.uri, metadata: metadata, itemID: n.itemID, resumeAt: n.resumeAt)
         }
         entries.insert(contentsOf: added, at: position)
-        for entry in added {
-            self.ranks[entry.id] = entry.rank
+        ranks.insert(contentsOf: newRanks, at: position)
+        keys.insert(contentsOf: repeatElement(0, count: added.count), at: position)
+        ids.insert(contentsOf: added.map(\.id.raw), at: position)
+        for (entry, rank) in zip(added, newRanks) {
+            rankByID[entry.id] = rank
             changes.upserted.insert(entry.id)
         }
         if shuffled != nil { shuffleIn(added.map(\.id), rng: &rng) }
@@ -98,9 +130,12 @@ public struct Queue: Sendable {
     public mutating func remove(_ id: EntryID) -> QueueEntry? {
         guard let i = index(of: id) else { return nil }
         revision += 1
+        if let p = playPosition(of: i) { shuffled?.remove(at: p) }
         let removed = entries.remove(at: i)
-        ranks.removeValue(forKey: id)
-        if let p = playPosition(of: removed) { shuffled?.remove(at: p) }
+        ranks.remove(at: i)
+        keys.remove(at: i)
+        ids.remove(at: i)
+        rankByID.removeValue(forKey: id)
         if currentID == id { currentID = nil }
         changes.upserted.remove(id)
         changes.removed.insert(id)
@@ -111,22 +146,25 @@ public struct Queue: Sendable {
         revision += 1
         entries.removeAll()
         ranks.removeAll()
+        keys.removeAll()
+        ids.removeAll()
+        rankByID.removeAll()
         currentID = nil
         if shuffled != nil { shuffled = [] }
         changes = QueueChanges(cleared: true)
     }
 
     public mutating func setCurrent(_ id: EntryID?) {
-        precondition(id == nil || ranks[id!] != nil, "current entry must be in the queue")
+        precondition(id == nil || rankByID[id!] != nil, "current entry must be in the queue")
         currentID = id
     }
 
-    /// Changes an entry's metadata, item, resume point or error; not its place.
+    /// Changes an entry's metadata, item, resume point or error.
     public mutating func update(_ id: EntryID, _ change: (inout QueueEntry) -> Void) {
         guard let i = index(of: id) else { return }
-        let (item, rank, key) = (entries[i].itemID, entries[i].rank, entries[i].shuffleKey)
+        let item = entries[i].itemID
         change(&entries[i])
-        precondition(entries[i].rank == rank && entries[i].shuffleKey == key, "update cannot move an entry")
+        precondition(entries[i].id == id, "update cannot change an entry's id")
         if entries[i].itemID != item { changes.upserted.insert(id) }   // the stored row names the item
     }
 
@@ -142,9 +180,10 @@ public struct Queue: Sendable {
     public mutating func setShuffle(_ on: Bool, rng: inout SplitMix64) {
         revision += 1
         guard on else { shuffled = nil; return }
-        var order = entries.indices.filter { entries[$0].id != currentID }
-        order.shuffle(using: &rng)
-        if let current = currentID, let i = index(of: current) { order.insert(i, at: 0) }
+        let current = currentID.flatMap(index(of:))
+        var order = Array(entries.indices)
+        if let current { order.swapAt(0, current) }
+        order[(current == nil ? 0 : 1)...].shuffle(using: &rng)
         layOutShuffle(order)
     }
 
@@ -171,7 +210,7 @@ public struct Queue: Sendable {
 
     private func neighbour(of id: EntryID, step: Int, wrap: Bool) -> EntryID? {
         guard let i = index(of: id) else { return nil }
-        let (position, count) = shuffled.map { (playPosition(of: entries[i]) ?? 0, $0.count) } ?? (i, entries.count)
+        let (position, count) = shuffled.map { (playPosition(of: i) ?? 0, $0.count) } ?? (i, entries.count)
         var j = position + step
         if !(0..<count).contains(j) {
             guard wrap, count > 0 else { return nil }
@@ -180,31 +219,38 @@ public struct Queue: Sendable {
         return shuffled.map { $0[j].id } ?? entries[j].id
     }
 
-    private func playPosition(of entry: QueueEntry) -> Int? {
+    /// Where the entry at `index` is in the play order.
+    private func playPosition(of index: Int) -> Int? {
         guard let shuffled else { return nil }
-        let p = Self.lowerBound(shuffled.count) { shuffled[$0].key < entry.shuffleKey }
-        return p < shuffled.count && shuffled[p].id == entry.id ? p : nil
+        let key = keys[index]
+        let p = Self.lowerBound(shuffled.count) { shuffled[$0].key < key }
+        return p < shuffled.count && shuffled[p].id == entries[index].id ? p : nil
     }
 
     // MARK: Ranks and keys
 
-    /// Ranks for `count` new entries at `position`, evenly between their
-    /// neighbours; nil when the gap is too small (then renumber).
-    private func spread(_ count: Int, at position: Int) -> [Int64]? {
-        let low = position > 0 ? entries[position - 1].rank : (entries.first?.rank ?? 0) - Self.spacing * Int64(count + 1)
-        let high = position < entries.count ? entries[position].rank : low + Self.spacing * Int64(count + 1)
-        let step = (high - low) / Int64(count + 1)
+    /// `count` numbers evenly between two neighbours (nil: open ends); nil
+    /// when the gap is too small (then lay them out afresh).
+    private func spread(_ count: Int, between low: Int64?, and high: Int64?) -> [Int64]? {
+        let room = Self.spacing * Int64(count + 1)
+        let (a, b) = switch (low, high) {
+        case let (low?, high?): (low, high)
+        case let (low?, nil): (low, low + room)
+        case let (nil, high?): (high - room, high)
+        case (nil, nil): (0, room)
+        }
+        let step = (b - a) / Int64(count + 1)
         guard step >= 1 else { return nil }
-        return (1...Int64(count)).map { low + step * $0 }
+        return (1...Int64(count)).map { a + step * $0 }
     }
 
-    /// Lays the ranks out afresh (a rare, whole-queue change: every row is rewritten).
+    /// Lays the ranks out afresh (rare: the gap between two neighbours ran out).
     private mutating func renumber() {
-        for i in entries.indices {
-            entries[i].rank = Self.spacing * Int64(i + 1)
-            ranks[entries[i].id] = entries[i].rank
-            changes.upserted.insert(entries[i].id)
+        for i in ranks.indices {
+            ranks[i] = Self.spacing * Int64(i + 1)
+            rankByID[entries[i].id] = ranks[i]
         }
+        changes.reranked = true
     }
 
     /// Gives the entries at these indices shuffle keys in this order.
@@ -212,46 +258,61 @@ public struct Queue: Sendable {
         var slots: [Slot] = []
         slots.reserveCapacity(order.count)
         for (n, i) in order.enumerated() {
-            entries[i].shuffleKey = Self.spacing * Int64(n + 1)
-            slots.append(Slot(key: entries[i].shuffleKey, id: entries[i].id))
+            keys[i] = Self.spacing * Int64(n + 1)
+            slots.append(Slot(key: keys[i], id: entries[i].id))
         }
         shuffled = slots
         changes.reshuffled = true
     }
 
-    /// Puts new entries at random places after the current one in play order,
-    /// in one pass over the order however many there are.
+    /// Puts new entries at random places after the current one in play order.
     private mutating func shuffleIn(_ ids: [EntryID], rng: inout SplitMix64) {
-        guard let order = shuffled else { return }
-        let floor = currentID.flatMap { self[$0] }.flatMap(playPosition).map { $0 + 1 } ?? 0
+        guard var order = shuffled else { return }
+        let floor = currentID.flatMap(index(of:)).flatMap(playPosition).map { $0 + 1 } ?? 0
         // Where each goes: before the old entry at that slot (count: at the end).
         let placed = ids.map { (slot: Int.random(in: floor...order.count, using: &rng), id: $0) }
             .sorted { $0.slot < $1.slot }
+        if ids.count <= Self.mergeThreshold {
+            // A few: put each in its place (later slots first, so earlier ones stay put).
+            for (slot, id) in placed.reversed() {
+                guard let key = spread(1, between: slot > 0 ? order[slot - 1].key : nil,
+                                       and: slot < order.count ? order[slot].key : nil)?.first,
+                      let i = index(of: id) else {
+                    return relayOut(order: order, adding: placed)
+                }
+                keys[i] = key
+                order.insert(Slot(key: key, id: id), at: slot)
+            }
+            shuffled = order
+            return
+        }
         var merged: [Slot] = []
         merged.reserveCapacity(order.count + ids.count)
         var next = placed[...]
-        var fits = true
         for slot in 0...order.count {
             var run: [EntryID] = []
             while let first = next.first, first.slot == slot { run.append(first.id); next.removeFirst() }
             if !run.isEmpty {
-                let low = slot > 0 ? order[slot - 1].key : (order.first?.key ?? 0) - Self.spacing * Int64(run.count + 1)
-                let high = slot < order.count ? order[slot].key : low + Self.spacing * Int64(run.count + 1)
-                let step = (high - low) / Int64(run.count + 1)
-                if step < 1 { fits = false }
-                for (n, id) in run.enumerated() { merged.append(Slot(key: low + step * Int64(n + 1), id: id)) }
+                guard let runKeys = spread(run.count, between: slot > 0 ? order[slot - 1].key : nil,
+                                           and: slot < order.count ? order[slot].key : nil) else {
+                    return relayOut(order: order, adding: placed)
+                }
+                for (id, key) in zip(run, runKeys) {
+                    merged.append(Slot(key: key, id: id))
+                    if let i = index(of: id) { keys[i] = key }
+                }
             }
             if slot < order.count { merged.append(order[slot]) }
         }
-        guard fits else {
-            // No room between two neighbours: lay the whole order out afresh.
-            layOutShuffle(merged.compactMap { index(of: $0.id) })
-            return
-        }
-        for slot in merged where ids.contains(slot.id) {
-            if let i = index(of: slot.id) { entries[i].shuffleKey = slot.key }
-        }
         shuffled = merged
+    }
+
+    /// No room for a new key between two neighbours: lays the whole order out afresh.
+    private mutating func relayOut(order: [Slot], adding placed: [(slot: Int, id: EntryID)]) {
+        var ids = order.map(\.id)
+        let already = Set(ids)
+        for (slot, id) in placed.reversed() where !already.contains(id) { ids.insert(id, at: min(slot, ids.count)) }
+        layOutShuffle(ids.compactMap(index(of:)))
     }
 
     /// The first index in 0..<count for which `isBelow` is false (it must be
@@ -270,11 +331,13 @@ public struct Queue: Sendable {
 public struct QueueChanges: Equatable, Sendable {
     /// Everything stored before is gone (the queue was cleared).
     public var cleared = false
-    /// Entries to write: new, or with a new rank, shuffle key or item.
+    /// Entries to write whole: new, or with a new item.
     public var upserted: Set<EntryID> = []
     public var removed: Set<EntryID> = []
     /// Every entry has a new shuffle key.
     public var reshuffled = false
+    /// Every entry has a new rank.
+    public var reranked = false
 
-    public var isEmpty: Bool { !cleared && upserted.isEmpty && removed.isEmpty && !reshuffled }
+    public var isEmpty: Bool { !cleared && upserted.isEmpty && removed.isEmpty && !reshuffled && !reranked }
 }

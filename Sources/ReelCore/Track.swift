@@ -43,21 +43,15 @@ public struct QueueEntry: Equatable, Sendable {
     public var itemID: Int64?
     /// Where to start next time, in µs.
     public var resumeAt: MediaTime
-    /// Its place in the track list: ranks increase along it (the queue keeps them).
-    public internal(set) var rank: Int64
-    /// Its place in the play order while shuffle is on.
-    public internal(set) var shuffleKey: Int64
 
     public init(id: EntryID, uri: String, metadata: TrackMetadata, lastError: String? = nil, itemID: Int64? = nil,
-                resumeAt: MediaTime = 0, rank: Int64 = 0, shuffleKey: Int64 = 0) {
+                resumeAt: MediaTime = 0) {
         self.id = id
         self.uri = uri
         self.metadata = metadata
         self.lastError = lastError
         self.itemID = itemID
         self.resumeAt = resumeAt
-        self.rank = rank
-        self.shuffleKey = shuffleKey
     }
 
     public var isRemote: Bool { uri.hasPrefix("http://") || uri.hasPrefix("https://") }

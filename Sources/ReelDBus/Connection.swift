@@ -96,6 +96,13 @@ public final class Connection {
         dbus_connection_read_write(raw, timeoutMs) != 0
     }
 
+    /// Whether libdbus holds incoming messages that were read from the socket
+    /// (while it was writing, say): then the socket may be empty though a
+    /// call waits, and the loop must not sleep in poll.
+    public var hasQueuedMessages: Bool {
+        dbus_connection_get_dispatch_status(raw) == DBUS_DISPATCH_DATA_REMAINS
+    }
+
     /// The next message already read, if any.
     public func popMessage() -> Message? {
         dbus_connection_pop_message(raw).map { Message(owning: $0) }

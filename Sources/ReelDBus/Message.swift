@@ -220,5 +220,6 @@ public func isValidPath(_ path: String) -> Bool {
 
 /// libdbus aborts on strings with NUL bytes; replace them.
 func sanitized(_ s: String) -> String {
-    s.contains("\0") ? s.replacingOccurrences(of: "\0", with: "\u{FFFD}") : s
+    // A byte scan: Foundation's substring search made this a fifth of the cost of marshalling.
+    s.utf8.contains(0) ? String(String.UnicodeScalarView(s.unicodeScalars.map { $0 == "\0" ? "\u{FFFD}" : $0 })) : s
 }

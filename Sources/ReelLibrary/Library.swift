@@ -98,9 +98,15 @@ public final class Library {
         try item(id: try upsertURI(uri))!
     }
 
-    /// The items for many URIs, made if new, in one transaction.
-    public func items(forURIs uris: [String]) throws -> [LibraryItem] {
-        try db.transaction { try uris.map(item(forURI:)) }
+    /// The items already in the library for these URIs (nil where there is
+    /// none). Only reads, so it never waits for a writer.
+    public func knownItems(forURIs uris: [String]) throws -> [LibraryItem?] {
+        try uris.map { uri in
+            let url = URL(string: uri)
+            let (column, key) = url?.isFileURL == true ? ("local_path", url!.path) : ("remote_url", uri)
+            return try db.query("SELECT \(LibraryItem.columns) FROM items WHERE \(column) = ?", [.text(key)])
+                .first.map(LibraryItem.init)
+        }
     }
 
     func upsertURI(_ uri: String) throws -> Int64 {

@@ -33,16 +33,19 @@ public final class LibraryWriter: @unchecked Sendable {
         public var cleared = false
         public var rows: [QueueRow] = []
         public var removed: [UInt64] = []
-        /// The whole queue, when most of it changed (a new shuffle order): its
-        /// rows are built here rather than on the loop.
-        public var allRows: Queue?
+        /// New ranks or shuffle keys of every entry (ranks laid out afresh, a
+        /// new shuffle order): entry ids and numbers in two arrays of the same
+        /// length, handed over without a copy.
+        public var ranks: (ids: [UInt64], values: [Int64]) = ([], [])
+        public var shuffleKeys: (ids: [UInt64], values: [Int64]) = ([], [])
         public var state: QueueState?
         public var items: [ItemWrite] = []
 
         public init() {}
 
         public var isEmpty: Bool {
-            !cleared && rows.isEmpty && removed.isEmpty && allRows == nil && state == nil && items.isEmpty
+            !cleared && rows.isEmpty && removed.isEmpty && ranks.ids.isEmpty && shuffleKeys.ids.isEmpty && state == nil
+                && items.isEmpty
         }
     }
 
@@ -52,6 +55,9 @@ public final class LibraryWriter: @unchecked Sendable {
     private let path: String
     private let report: @Sendable (Outcome) -> Void
     private let condition = NSCondition()
+    /// Submitted and not yet merged: the loop only appends (merging 100,000
+    /// shuffle keys is the writer's work, not the loop's).
+    private var submitted: [Batch] = []
     private var pending = Pending()
     private var writing = false
     private var failing = false
@@ -66,7 +72,7 @@ public final class LibraryWriter: @unchecked Sendable {
     public func submit(_ batch: Batch) {
         guard !batch.isEmpty else { return }
         condition.lock()
-        pending.merge(batch)
+        submitted.append(batch)
         condition.signal()
         condition.unlock()
     }
@@ -79,7 +85,7 @@ public final class LibraryWriter: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         condition.broadcast()   // a failing writer tries at once
-        while !pending.isEmpty || writing {
+        while !submitted.isEmpty || !pending.isEmpty || writing {
             guard condition.wait(until: deadline) else { return false }
         }
         return true
@@ -96,13 +102,16 @@ public final class LibraryWriter: @unchecked Sendable {
         var library: Library?
         while true {
             condition.lock()
-            while pending.isEmpty && !stopped { condition.wait() }
+            while submitted.isEmpty && pending.isEmpty && !stopped { condition.wait() }
             if stopped { condition.unlock(); return }
             if failing { _ = condition.wait(until: Date().addingTimeInterval(Self.retryInterval)) }
-            let taken = pending
+            var taken = pending
+            let batches = submitted
             pending = Pending()
+            submitted = []
             writing = true
             condition.unlock()
+            for batch in batches { taken.merge(batch) }
 
             var attached: [(UInt64, Int64)] = []
             var problem: String?
@@ -119,10 +128,8 @@ public final class LibraryWriter: @unchecked Sendable {
             condition.lock()
             writing = false
             if problem != nil {
-                // Keep it, with what came meanwhile on top, for the next try.
-                var kept = taken
-                kept.merge(pending)
-                pending = kept
+                // Keep it for the next try; what came meanwhile is merged on top then.
+                pending = taken
             }
             let wasFailing = failing
             failing = problem != nil
@@ -140,28 +147,35 @@ public final class LibraryWriter: @unchecked Sendable {
         var cleared = false
         var rows: [UInt64: QueueRow] = [:]
         var removed = Set<UInt64>()
-        var allRows: Queue?
+        var ranks: [UInt64: Int64] = [:]
+        var shuffleKeys: [UInt64: Int64] = [:]
         var state: QueueState?
         var items: [ItemWrite] = []
         var needsItems = false
 
         var isEmpty: Bool {
-            !cleared && rows.isEmpty && removed.isEmpty && allRows == nil && state == nil && items.isEmpty
+            !cleared && rows.isEmpty && removed.isEmpty && ranks.isEmpty && shuffleKeys.isEmpty && state == nil
+                && items.isEmpty
         }
 
         mutating func merge(_ batch: Batch) {
             if batch.cleared { self = Pending(cleared: true, needsItems: needsItems) }
-            if let all = batch.allRows {
-                allRows = all
-                rows = [:]
-            }
             for id in batch.removed {
                 rows.removeValue(forKey: id)
+                ranks.removeValue(forKey: id)
+                shuffleKeys.removeValue(forKey: id)
                 removed.insert(id)
+            }
+            // A row written after these numbers carries its own; numbers after it win.
+            if !batch.ranks.ids.isEmpty { ranks = Dictionary(zip(batch.ranks.ids, batch.ranks.values)) { _, b in b } }
+            if !batch.shuffleKeys.ids.isEmpty {
+                shuffleKeys = Dictionary(zip(batch.shuffleKeys.ids, batch.shuffleKeys.values)) { _, b in b }
             }
             for row in batch.rows {
                 rows[row.id] = row
                 removed.remove(row.id)
+                ranks.removeValue(forKey: row.id)
+                shuffleKeys.removeValue(forKey: row.id)
                 if row.itemID == nil { needsItems = true }
             }
             if let state = batch.state { self.state = state }
@@ -171,18 +185,6 @@ public final class LibraryWriter: @unchecked Sendable {
                 items.append(write)
             }
         }
-
-        mutating func merge(_ later: Pending) {
-            var batch = Batch()
-            batch.cleared = later.cleared
-            batch.rows = Array(later.rows.values)
-            batch.removed = Array(later.removed)
-            batch.allRows = later.allRows
-            batch.state = later.state
-            batch.items = later.items
-            merge(batch)
-            needsItems = needsItems || later.needsItems
-        }
     }
 }
 
@@ -191,13 +193,8 @@ extension Library {
     /// stored without an item, makes their items.
     func write(_ p: LibraryWriter.Pending) throws -> [(UInt64, Int64)] {
         try db.transaction {
-            var rows = Array(p.rows.values)
-            if let all = p.allRows {
-                let written = Set(rows.map(\.id))
-                rows += all.entries.filter { !written.contains($0.id.raw) && !p.removed.contains($0.id.raw) }
-                    .map(QueueRow.init)
-            }
-            try writeQueue(upserting: rows, removing: Array(p.removed), cleared: p.cleared || p.allRows != nil)
+            try writeQueue(upserting: Array(p.rows.values), removing: Array(p.removed), cleared: p.cleared,
+                           ranks: p.ranks, shuffleKeys: p.shuffleKeys)
             if let state = p.state { try writeQueueState(state) }
             for write in p.items {
                 switch write {
@@ -207,7 +204,6 @@ extension Library {
                 }
             }
         }
-        let orphans = p.needsItems || p.allRows?.entries.contains { $0.itemID == nil } == true
-        return orphans ? try db.transaction { try attachMissingItems() } : []
+        return p.needsItems ? try db.transaction { try attachMissingItems() } : []
     }
 }

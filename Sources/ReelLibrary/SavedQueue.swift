@@ -17,8 +17,8 @@ public struct QueueRow: Equatable, Sendable {
         self.uri = uri
     }
 
-    public init(_ entry: QueueEntry) {
-        self.init(id: entry.id.raw, rank: entry.rank, shuffleKey: entry.shuffleKey, itemID: entry.itemID, uri: entry.uri)
+    public init(_ entry: QueueEntry, _ place: Queue.Place) {
+        self.init(id: entry.id.raw, rank: place.rank, shuffleKey: place.shuffleKey, itemID: entry.itemID, uri: entry.uri)
     }
 }
 
@@ -39,9 +39,17 @@ public struct QueueState: Equatable, Sendable {
 extension Library {
     /// Writes queue rows (new or changed) and removes others; `cleared` first
     /// removes every row. The caller wraps it in a transaction with the rest.
-    func writeQueue(upserting rows: [QueueRow], removing removed: [UInt64], cleared: Bool) throws {
+    func writeQueue(upserting rows: [QueueRow], removing removed: [UInt64], cleared: Bool,
+                    ranks: [UInt64: Int64] = [:], shuffleKeys: [UInt64: Int64] = [:]) throws {
         if cleared { try db.query("DELETE FROM queue_entries") }
         for id in removed { try db.query("DELETE FROM queue_entries WHERE id = ?", [.int(Int64(bitPattern: id))]) }
+        // A new shuffle order, or ranks laid out afresh: numbers only, a statement each.
+        for (id, rank) in ranks {
+            try db.query("UPDATE queue_entries SET rank = ? WHERE id = ?", [.int(rank), .int(Int64(bitPattern: id))])
+        }
+        for (id, key) in shuffleKeys {
+            try db.query("UPDATE queue_entries SET shuffle_key = ? WHERE id = ?", [.int(key), .int(Int64(bitPattern: id))])
+        }
         for row in rows {
             // An item removed from the library meanwhile leaves the entry without one.
             try db.query("""

@@ -303,8 +303,11 @@ public final class MPRISService {
         let start = min(max(offset, 0), queue.count)
         let end = limit < 0 ? queue.count : min(start + limit, queue.count)
         let current = queue.currentID.flatMap(queue.index(of:)) ?? -1
-        return [.uint32(UInt32(queue.count)), .int32(Int32(current)),
-                .array(elementSignature: "a{sv}", queue.entries[start..<end].map(MetadataMap.of))]
+        let rows = queue.entries[start..<end].map { entry -> DBusValue in
+            .structure([.uint64(entry.id.raw), .string(entry.metadata.title ?? QueueEntry.fallbackTitle(for: entry.uri)),
+                        .strings(entry.metadata.artists), .int64(entry.metadata.length ?? -1), .string(entry.uri)])
+        }
+        return [.uint32(UInt32(queue.count)), .int32(Int32(current)), .array(elementSignature: "(tsasxs)", rows)]
     }
 
     func emitPropertiesChanged(_ interface: String, _ changed: [(String, DBusValue)], _ invalidated: [String]) {

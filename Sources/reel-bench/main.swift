@@ -104,6 +104,29 @@ if CommandLine.arguments.contains("--sound") {
     printSound(try soundFigures())
     exit(0)
 }
+/// The queue-scale part.
+func queueFigures() throws -> QueueBench.Figures {
+    try QueueBench(size: 100_000, file: files[0]).run()
+}
+
+func printQueueFigures(_ f: QueueBench.Figures) {
+    print("\nA queue of 100,000 entries (reeld, ao=null):\n")
+    print("| measure | figure |")
+    print("|---|---|")
+    print("| building it, 1,000 entries an Add call | \(Int(f.buildPerSecond)) entries/s |")
+    for (what, stats) in f.changes {
+        print("| \(what): loop time, median (max) of \(stats.sorted.count) | \(ms(stats.median)) (\(ms(stats.percentile(100)))) |")
+    }
+    print("| GetTracksMetadata of 1,000 ids, median (max) of 10 | \(ms(f.metadata1000.median)) (\(ms(f.metadata1000.percentile(100)))) |")
+    print("| `reel queue` of all of it, whole process, median of 3 | \(ms(f.cliQueue.median)) |")
+    print("| reeld RSS with it | \(f.rss / 1024) MiB |")
+}
+
+// `reel-bench --queue` measures only the queue at scale.
+if CommandLine.arguments.contains("--queue") {
+    printQueueFigures(try queueFigures())
+    exit(0)
+}
 // `reel-bench --library` measures only the library part.
 let libraryOnly = CommandLine.arguments.contains("--library")
 if libraryOnly {
@@ -122,6 +145,8 @@ let bareUsage = Usage.measure(pid: bare.child.process.processIdentifier, seconds
 bare.child.stop()
 
 let sound = try soundFigures()
+say("queue: 100,000 entries")
+let queueScale = try queueFigures()
 
 say("library: 100,000 items")
 let libraryFigures = try LibraryBench(items: 100_000).run()
@@ -150,6 +175,7 @@ print("| CPU over 10 s of playback | \(String(format: "%.1f", reel.usage.cpuPerc
 print("\nBare `mpv --no-video` on the same file: RSS \(bareUsage.rssKiB / 1024) MiB, "
       + "CPU \(String(format: "%.1f", bareUsage.cpuPercent)) %.")
 printSound(sound)
+printQueueFigures(queueScale)
 print("\nLibrary of 100,000 synthetic items:\n")
 print("| measure | figure |")
 print("|---|---|")

@@ -9,7 +9,8 @@ enum LoopTask: Sendable {
     case importDone(job: Int, ImportSummary)
     case coverArt(EntryID, String)
     case libraryWrite(LibraryWriter.Outcome)
-    case tags(EntryID, TrackMetadata)
+    /// A probe of this URI finished (nil: it could not be read).
+    case tags(String, TrackMetadata?)
 }
 
 extension Daemon: LibraryHost {

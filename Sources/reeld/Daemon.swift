@@ -77,7 +77,10 @@ final class Daemon: PlayerHost {
         case .importDone(let job, let summary): jobs.removeValue(forKey: job)?.done(summary)
         case .libraryWrite(let outcome): _ = library.take(outcome, engine: &engine)
         case .coverArt(let entry, let url): perform(engine.learn(TrackMetadata(artURL: url), for: entry))
-        case .tags(let entry, let metadata): perform(engine.learn(metadata, for: entry))
+        case .tags(let uri, let metadata):
+            for entry in prober.finished(uri) {
+                if let metadata { perform(engine.learn(metadata, for: entry)) }
+            }
         }
     }
 
@@ -174,7 +177,8 @@ final class Daemon: PlayerHost {
 
             for i in fds.indices { fds[i].revents = 0 }
             timer.set(engine.deadline)
-            let ready = poll(&fds, nfds_t(fds.count), -1)
+            // Flushing the signals may have read the next call into libdbus's queue.
+            let ready = poll(&fds, nfds_t(fds.count), connection.hasQueuedMessages ? 0 : -1)
             if ready < 0 && errno != EINTR { log("poll failed: \(String(cString: strerror(errno)))"); return 1 }
             if fds[4].revents != 0 {
                 timer.acknowledge()

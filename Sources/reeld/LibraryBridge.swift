@@ -45,20 +45,19 @@ final class LibraryBridge {
         return NewEntry(uri: uri, itemID: item.id, metadata: item.metadata, resumeAt: item.position)
     }
 
-    /// Queued entries get their library item (made if new, all in one
-    /// transaction), its tags and stored position. If the library cannot be
-    /// written, they are queued without one and get it later (the writer).
+    /// Queued entries that the library knows get their item, its tags and
+    /// stored position. Only reads: an entry the library does not know is
+    /// queued without an item, and the writer thread makes one (the loop never
+    /// waits for a write, which may be a 100,000-row one).
     func enrich(_ entries: [NewEntry]) -> [NewEntry] {
         guard let library else { return entries }
         let missing = entries.indices.filter { entries[$0].itemID == nil }
-        guard !missing.isEmpty else { return entries }
-        let items: [LibraryItem]
-        do { items = try library.items(forURIs: missing.map { entries[$0].uri }) } catch {
-            writeFailed("\(error)")
+        guard !missing.isEmpty, let items = try? library.knownItems(forURIs: missing.map { entries[$0].uri }) else {
             return entries
         }
         var enriched = entries
         for (i, item) in zip(missing, items) {
+            guard let item else { continue }
             enriched[i] = NewEntry(uri: entries[i].uri, itemID: item.id, metadata: entries[i].metadata ?? item.metadata,
                                    resumeAt: item.position)
         }
@@ -92,18 +91,20 @@ final class LibraryBridge {
     }
 
     /// At the end of a loop turn: hands what changed to the writer. Cheap:
-    /// a few rows; the whole queue (a new shuffle order) goes as one value.
+    /// the rows of the entries concerned, or, for a new shuffle order or
+    /// ranks laid out afresh, one number per entry.
     func endTurn(_ engine: inout Engine) {
         guard let writer else { return }
         let changes = engine.takeQueueChanges()
         if !changes.isEmpty {
+            let queue = engine.queue
             batch.cleared = changes.cleared
-            if changes.reshuffled || changes.upserted.count > 1000 {
-                batch.allRows = engine.queue
-            } else {
-                batch.rows = changes.upserted.compactMap { engine.queue[$0].map(QueueRow.init) }
+            batch.rows = changes.upserted.compactMap { id in
+                queue.index(of: id).map { QueueRow(queue.entries[$0], queue.place(at: $0)) }
             }
             batch.removed = changes.removed.map(\.raw)
+            if changes.reshuffled { batch.shuffleKeys = (queue.ids, queue.keys) }
+            if changes.reranked { batch.ranks = (queue.ids, queue.rankList) }
         }
         let state = QueueState(current: engine.queue.currentID?.raw, nextID: engine.queue.nextID, settings: engine.settings)
         if state != storedState {
@@ -162,12 +163,13 @@ final class LibraryBridge {
     func storedQueue() -> (Queue, Settings)? {
         guard let library, let (rows, state) = ((try? library.loadQueue()) ?? nil).map({ ($0.rows, $0.state) }),
               !rows.isEmpty else { return nil }
-        let entries = rows.map { row, item -> QueueEntry in
+        let entries = rows.map { row, item -> (QueueEntry, Queue.Place) in
             let new = item.map(Self.entry(for:)) ?? NewEntry(uri: row.uri)
             var metadata = new.metadata ?? TrackMetadata()
             metadata.title = metadata.title ?? QueueEntry.fallbackTitle(for: new.uri)
-            return QueueEntry(id: EntryID(row.id), uri: new.uri.isEmpty ? row.uri : new.uri, metadata: metadata,
-                              itemID: row.itemID, resumeAt: new.resumeAt, rank: row.rank, shuffleKey: row.shuffleKey)
+            return (QueueEntry(id: EntryID(row.id), uri: new.uri.isEmpty ? row.uri : new.uri, metadata: metadata,
+                               itemID: row.itemID, resumeAt: new.resumeAt),
+                    Queue.Place(rank: row.rank, shuffleKey: row.shuffleKey))
         }
         storedState = state
         let queue = Queue(restoring: entries, current: state.current.map(EntryID.init), nextID: state.nextID,

@@ -4,31 +4,41 @@ import ReelLibrary
 
 /// Finds the tags, length and cover of queued entries that nothing is known
 /// about yet, with ffprobe on two worker threads, and posts them to the loop.
-/// Used from the loop thread only.
+/// Each URI is probed once, however many entries name it. Used from the loop
+/// thread only.
 final class TagProber {
     private let results: Mailbox<LoopTask>
     private let workers = [DispatchQueue(label: "reel.probe.1", qos: .utility),
                            DispatchQueue(label: "reel.probe.2", qos: .utility)]
     private var turn = 0
+    /// Entries waiting for the probe of their URI.
+    private var waiting: [String: [EntryID]] = [:]
 
     init(results: Mailbox<LoopTask>) {
         self.results = results
     }
 
-    /// Probes the entry unless its length is known (then it was probed or played before).
+    /// Probes the entry's URI unless its length is known (then it was probed or played before).
     func probeIfUnknown(_ entry: QueueEntry) {
         guard entry.metadata.length == nil else { return }
-        let (uri, id, results) = (entry.uri, entry.id, results)
+        if waiting[entry.uri] != nil { waiting[entry.uri]!.append(entry.id); return }
+        waiting[entry.uri] = [entry.id]
+        let (uri, results) = (entry.uri, results)
         turn = (turn + 1) % workers.count
         workers[turn].async {
-            let probed: ProbedItem?
+            var found: TrackMetadata?
             if let url = URL(string: uri), url.isFileURL {
-                probed = try? Probe.file(url.path)
+                found = (try? Probe.file(url.path))?.metadata
             } else {
-                probed = try? Probe.remote(uri)
+                found = (try? Probe.remote(uri))?.metadata
             }
             // A file that cannot be probed says why when it is played.
-            if let probed { results.post(.tags(id, probed.metadata)) }
+            results.post(.tags(uri, found))
         }
+    }
+
+    /// The entries a finished probe of `uri` was for.
+    func finished(_ uri: String) -> [EntryID] {
+        waiting.removeValue(forKey: uri) ?? []
     }
 }

@@ -64,7 +64,7 @@ final class DiskFaultTests: DaemonTestCase {
         XCTAssertEqual(daemon?.waitForExit(), 0)
         try startDaemon([], [], environment: environment)
         let urls = try call(MPRIS.reel, "QueuePage", [.uint32(0), .int32(-1)])[2].array?
-            .compactMap { $0.dictionary?["xesam:url"]?.string }
+            .compactMap { if case .structure(let fields) = $0 { fields.last?.string } else { nil } }
         XCTAssertEqual(urls, media.tones.map(\.absoluteString), "the entry added while the disk was full is kept")
         XCTAssertEqual(try metadata()["xesam:title"]?.string, "Tone 2")
         XCTAssertEqual(try get("LoopStatus"), .string("Playlist"))

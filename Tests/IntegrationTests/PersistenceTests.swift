@@ -111,23 +111,4 @@ final class PersistenceTests: DaemonTestCase {
         XCTAssertEqual(try Data(contentsOf: url), bytes)
         XCTAssertFalse(FileManager.default.fileExists(atPath: libraryPath + "-wal"))
     }
-
-    func testFiftyKillsAtRandomMomentsLeaveASoundLibraryAndQueue() throws {
-        try startPlaying([media.long[0], media.long[1], media.tones[0], media.tones[1]])
-        let expected = try tracks().count
-        var rng = SystemRandomNumberGenerator()
-        for round in 0..<50 {
-            // Keep it writing: seeks and track changes store positions and queue state.
-            if round % 3 == 0 { try? player("Next") }
-            if round % 3 == 1 { try? player("Seek", [.int64(1_000_000)]) }
-            listen(for: Double(UInt64.random(in: 0...250, using: &rng)) / 1000)
-            killDaemon()
-            try startDaemon()
-            if round % 2 == 0 { try? player("Play") }
-        }
-        let library = try Library(path: libraryPath)
-        XCTAssertEqual(try library.integrityCheck(), "ok")
-        XCTAssertEqual(try tracks().count, expected)
-        XCTAssertEqual(try library.loadQueue()?.rows.count, expected)
-    }
 }

@@ -100,10 +100,10 @@ final class EnginePersistenceTests: XCTestCase {
         settings.shuffle = true
         settings.rate = 1.5
         // As stored: ids 5, 6, 7 (ids survive restarts), ranks in that order, shuffle keys 3, 2, 1.
-        let entries = (1...3).map { (n: Int) -> QueueEntry in
+        let entries = (1...3).map { (n: Int) -> (QueueEntry, Queue.Place) in
             let resume: MediaTime = n == 2 ? 4_000_000 : 0
-            return QueueEntry(id: EntryID(UInt64(4 + n)), uri: "file:///\(n)", metadata: TrackMetadata(), itemID: Int64(n),
-                              resumeAt: resume, rank: Int64(n) * 10, shuffleKey: Int64(4 - n))
+            return (QueueEntry(id: EntryID(UInt64(4 + n)), uri: "file:///\(n)", metadata: TrackMetadata(), itemID: Int64(n),
+                               resumeAt: resume), Queue.Place(rank: Int64(n) * 10, shuffleKey: Int64(4 - n)))
         }
         let stored = Queue(restoring: entries.reversed(), current: EntryID(6), nextID: 8, shuffle: true)
         let effects = engine.restore(stored, settings: settings, now: 0)

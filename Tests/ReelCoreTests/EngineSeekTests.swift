@@ -64,7 +64,7 @@ final class EngineSeekTests: XCTestCase {
     func testJitterIsIgnoredAndAPersistentDepartureReanchors() {
         var h = playing()
         h.advance(ms: 1000)
-        for jitter: MediaTime in [Engine.driftTolerance, -15_000, 20_000, -12_000, 9_000, 3_000] {
+        for jitter: MediaTime in [PositionTracker.tolerance, -25_000, 30_000, -18_000, 16_000, 3_000] {
             h.advance(ms: 50)
             h.event(.position(h.token, h.position + jitter))
             XCTAssertEqual(h.playbackEffects, [], "jitter of \(jitter) µs: no signal during steady playback")

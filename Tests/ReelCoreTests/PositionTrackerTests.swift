@@ -59,6 +59,20 @@ final class PositionTrackerTests: XCTestCase {
         XCTAssertEqual(tracker.position(at: 610 * 50_000), 610 * 50_000 - 200_000)
     }
 
+    func testAServerClockSettlingSlowlyIsNotADeparture() {
+        // As recorded on PipeWire: the audio clock fell 13 ms behind CLOCK_MONOTONIC
+        // over a stream's first five seconds, then kept pace.
+        var tracker = PositionTracker()
+        tracker.run(PositionAnchor(position: 0, at: 0, rate: 1, running: true))
+        var changes = 0
+        for i in 1...300 {
+            let t = Int64(i) * 60_000
+            let lag = min(t, 5_000_000) * 13_000 / 5_000_000
+            if tracker.observe(t - lag, at: t) { changes += 1 }
+        }
+        XCTAssertEqual(changes, 0)
+    }
+
     func testRateScalesTheImpliedStart() {
         var tracker = PositionTracker(rate: 2)
         tracker.runWhenHeard(from: 10_000_000, now: 0)

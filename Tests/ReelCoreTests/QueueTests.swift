@@ -85,9 +85,24 @@ final class QueueScaleTests: XCTestCase {
         }
         expected.append("file:///last")
         XCTAssertEqual(q.entries.map(\.uri), expected)
-        XCTAssertTrue(zip(q.entries, q.entries.dropFirst()).allSatisfy { $0.rank < $1.rank })
+        XCTAssertTrue(q.entries.indices.dropFirst().allSatisfy { q.place(at: $0 - 1).rank < q.place(at: $0).rank })
         for entry in q.entries { XCTAssertEqual(q.index(of: entry.id).map { q.entries[$0].id }, entry.id) }
-        XCTAssertEqual(q.takeChanges().upserted.count, q.count, "a renumbering rewrites every row")
+        XCTAssertTrue(q.takeChanges().reranked, "ranks laid out afresh are written for every row")
+    }
+
+    func testAFewEntriesAddedWhileShuffledGoAheadOfTheCurrentOneToo() {
+        var rng = SplitMix64(seed: 6)
+        var q = Queue()
+        let first = q.insert(uris: (0..<50).map { "file:///old\($0)" }, rng: &rng)
+        q.setCurrent(first[10].id)
+        q.setShuffle(true, rng: &rng)
+        for _ in 0..<5 { _ = q.entry(after: q.currentID!, wrap: false).map { q.setCurrent($0) } }
+        let played = Array(q.playOrder.prefix(6))
+        var added: [EntryID] = []
+        for n in 0..<30 { added += q.insert(uris: ["file:///new\(n)"], rng: &rng).map(\.id) }
+        XCTAssertEqual(Array(q.playOrder.prefix(6)), played)
+        XCTAssertEqual(Set(q.playOrder), Set(q.entries.map(\.id)))
+        XCTAssertTrue(Set(added).isSubset(of: Set(q.playOrder.dropFirst(6))))
     }
 
     func testAThousandEntriesAddedWhileShuffledAllGoAheadOfTheCurrentOne() {
@@ -129,8 +144,8 @@ final class QueueScaleTests: XCTestCase {
     }
 
     func testRestoringKeepsIdsAndIgnoresKeysThatDoNotOrderEveryEntry() {
-        let entries = (1...3).map { QueueEntry(id: EntryID(UInt64($0 * 10)), uri: "file:///\($0)", metadata: TrackMetadata(),
-                                               rank: Int64($0), shuffleKey: 0) }
+        let entries = (1...3).map { (QueueEntry(id: EntryID(UInt64($0 * 10)), uri: "file:///\($0)", metadata: TrackMetadata()),
+                                     Queue.Place(rank: Int64($0), shuffleKey: 0)) }
         let q = Queue(restoring: entries, current: EntryID(20), nextID: 5, shuffle: true)
         XCTAssertEqual(q.entries.map(\.id.raw), [10, 20, 30])
         XCTAssertEqual(q.nextID, 31, "never below an id in use")

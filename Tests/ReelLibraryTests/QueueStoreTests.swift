@@ -67,23 +67,19 @@ final class QueueStoreTests: XCTestCase {
         XCTAssertEqual(rows[0].0.uri, "file:///music/a.ogg")
     }
 
-    func testTheWholeQueueAsOneValueReplacesTheRows() throws {
+    func testANewShuffleOrderIsNumbersOnly() throws {
         let lib = try Library(path: path)
-        var rng = SplitMix64(seed: 1)
-        var queue = Queue()
-        queue.insert(uris: (1...5).map { "file:///\($0).ogg" }, rng: &rng)
-        queue.setShuffle(true, rng: &rng)
         _ = try write(lib) {
-            $0.rows = [QueueRow(id: 99, rank: 0, shuffleKey: 0, itemID: nil, uri: "file:///old.ogg")]
+            $0.rows = (1...5).map { QueueRow(id: UInt64($0), rank: Int64($0), shuffleKey: 0, itemID: nil, uri: "file:///\($0).ogg") }
         }
         _ = try write(lib) {
-            $0.cleared = true
-            $0.allRows = queue
+            $0.shuffleKeys = ((1...5).map { UInt64($0) }, (1...5).map { Int64(50 - $0) })
             $0.removed = [3]
         }
         let rows = try XCTUnwrap(lib.loadQueue()?.rows.map(\.0))
         XCTAssertEqual(rows.map(\.id), [1, 2, 4, 5])
-        XCTAssertEqual(rows.map(\.shuffleKey), [1, 2, 4, 5].map { queue[EntryID($0)]!.shuffleKey })
+        XCTAssertEqual(rows.map(\.shuffleKey), [49, 48, 46, 45])
+        XCTAssertEqual(rows.map(\.uri), ["file:///1.ogg", "file:///2.ogg", "file:///4.ogg", "file:///5.ogg"])
     }
 
     func testPendingWritesMergeLatestFirstAndKeepItemWritesInOrder() {
