@@ -136,6 +136,42 @@ public final class Recording: @unchecked Sendable {
         return zip(parts, parts.dropFirst()).map { ($0.end, $1.start - $0.end) }.sorted { $0.length > $1.length }
     }
 
+    /// The position in what was recorded that was being heard at `time`,
+    /// counted from the first sound, in µs of the server's own clock (which
+    /// may run at another rate than the system's). Nil before the first sound.
+    ///
+    /// Chunks arrive some ms after they were played (45 ms with pw-record),
+    /// and late ones later still; so sample counts are fitted against time
+    /// along the earliest arrivals of each second, a line whose slope is the
+    /// server's clock and which carries no delivery delay.
+    public func heard(by time: MonotonicTime) -> MediaTime? {
+        let window = Recording.rate / 1000
+        guard let first = stride(from: 0, to: samples.count - window, by: window).first(where: { i in
+            samples[i..<i + window].contains { $0 > Recording.threshold || $0 < -Recording.threshold }
+        }) else { return nil }
+        lock.lock()
+        let points = arrivals.map { (t: Double($0.0), n: Double($0.1 / 2)) }
+        lock.unlock()
+        // The least-delayed arrival of each second: smallest t - n/rate.
+        var earliest: [Int: (t: Double, n: Double)] = [:]
+        for p in points where p.n > Double(first) {
+            let second = Int(p.t / 1e6)
+            if let e = earliest[second], e.t - e.n * 1e6 / Double(Recording.rate) <= p.t - p.n * 1e6 / Double(Recording.rate) { continue }
+            earliest[second] = p
+        }
+        let fit = Array(earliest.values)
+        guard fit.count >= 2 else { return nil }
+        // Least squares: n = a + b·t.
+        let mt = fit.map(\.t).reduce(0, +) / Double(fit.count)
+        let mn = fit.map(\.n).reduce(0, +) / Double(fit.count)
+        let b = fit.map { ($0.t - mt) * ($0.n - mn) }.reduce(0, +) / fit.map { ($0.t - mt) * ($0.t - mt) }.reduce(0, +)
+        // Shifted to the lower envelope: the earliest the samples could have been played.
+        let a = fit.map { $0.n - b * $0.t }.max()!
+        let n = a + b * Double(time)
+        guard n > Double(first) else { return nil }
+        return MediaTime((n - Double(first)) * 1e6 / Double(Recording.rate))
+    }
+
     /// The first sound at or after `time`.
     public func firstSound(after time: MonotonicTime) -> MonotonicTime? {
         sounds(from: time).first?.start

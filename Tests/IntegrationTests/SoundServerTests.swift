@@ -102,7 +102,11 @@ final class SoundServerTests: DaemonTestCase {
     func testPositionIsWhatIsHeardAndSteadyOnPulseAudio() throws { try checkSteady(on: .pulse) }
 
     /// Position never runs ahead of what is heard nor goes backwards, and 15 s
-    /// of steady playback send no Seeked.
+    /// of steady playback send no Seeked. What is heard runs at the server's
+    /// clock, measured by how much audio the recorder had received: a
+    /// timer-driven null sink on a loaded machine ran 0.3 % slow, and then a
+    /// Seeked every few seconds is right (it keeps widgets within 15 ms), so
+    /// the test allows as many as that skew calls for, and none without it.
     private func checkSteady(on kind: SoundServer.Kind) throws {
         let recording = try play([media.long[0]], on: kind, trace: true)
         var readings: [(at: MonotonicTime, position: MediaTime)] = []
@@ -118,7 +122,8 @@ final class SoundServerTests: DaemonTestCase {
             listen(for: 0.05)
         }
         drainSignals()
-        let steadyEnd = monotonicNow() + 15_000_000
+        let steadyStart = monotonicNow()
+        let steadyEnd = steadyStart + 15_000_000
         while monotonicNow() < steadyEnd {
             try read()
             listen(for: 0.1)
@@ -126,15 +131,21 @@ final class SoundServerTests: DaemonTestCase {
         let seeked = pendingSignals().filter { $0.member == "Seeked" }.count
         recording.stop()
 
-        XCTAssertEqual(seeked, 0, "Seeked during 15 s of steady playback on \(kind.name)")
         for (a, b) in zip(readings, readings.dropFirst()) where b.position < a.position {
             XCTFail("Position went back from \(a.position) to \(b.position) on \(kind.name)")
         }
-        let heard = try XCTUnwrap(recording.sounds().first?.start, "nothing was heard")
-        let ahead = readings.map { $0.position - max($0.at - heard, 0) }.max() ?? 0
+        let heard = readings.map { (reading: $0, heard: recording.heard(by: $0.at)) }
+        let ahead = heard.map { $0.reading.position - ($0.heard ?? 0) }.max() ?? 0
         XCTAssertLessThanOrEqual(ahead, 20_000, "Position ran \(ahead / 1000) ms ahead of what was heard on \(kind.name)")
-        let settled = readings.filter { $0.at > heard + 500_000 }.map { abs($0.position - ($0.at - heard)) }.max() ?? 0
-        XCTAssertLessThanOrEqual(settled, 20_000, "Position was \(settled / 1000) ms off what was heard on \(kind.name)")
+        let steady = heard.filter { $0.reading.at >= steadyStart }.compactMap { h in h.heard.map { (h.reading, $0) } }
+        let off = steady.map { abs($0.0.position - $0.1) }.max() ?? 0
+        XCTAssertLessThanOrEqual(off, 20_000, "Position was \(off / 1000) ms off what was heard on \(kind.name)")
+        // The server's clock against the system's, over the steady stretch.
+        guard let first = steady.first, let last = steady.last, last.0.at > first.0.at else { return XCTFail("no readings") }
+        let skew = Double(last.1 - first.1) / Double(last.0.at - first.0.at) - 1
+        let allowed = Int(abs(skew) * 15_000_000 / Double(PositionTracker.tolerance))
+        XCTAssertLessThanOrEqual(seeked, allowed,
+                                 "\(seeked) Seeked during 15 s of steady playback on \(kind.name), its clock \(skew * 100) % off")
     }
 
     // MARK: Widgets

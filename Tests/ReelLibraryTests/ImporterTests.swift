@@ -4,18 +4,7 @@ import XCTest
 
 /// Hostile input to the importer: playlists that include themselves, names
 /// that look like options, paths the system cannot take, files that are not media.
-final class ImporterTests: XCTestCase {
-    var dir: URL!
-
-    override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("reel-import-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    }
-
-    override func tearDown() {
-        try? FileManager.default.removeItem(at: dir)
-    }
-
+final class ImporterTests: TempDirTestCase {
     func testAPlaylistThatListsItselfIsExpandedOnceAndSaidSoOnce() throws {
         let list = dir.appendingPathComponent("loop.m3u")
         // 40 lines naming itself and two that name files, as the hostile user's playlist.

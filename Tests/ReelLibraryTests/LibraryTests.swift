@@ -3,18 +3,7 @@ import ReelCore
 import XCTest
 @testable import ReelLibrary
 
-final class LibraryTests: XCTestCase {
-    var dir: URL!
-    var path: String { dir.appendingPathComponent("reel/library.sqlite3").path }
-
-    override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("reel-lib-\(UUID().uuidString.prefix(8))")
-    }
-
-    override func tearDown() {
-        try? FileManager.default.removeItem(at: dir)
-    }
-
+final class LibraryTests: TempDirTestCase {
     func testCreatesAVersionedWALDatabase() throws {
         let lib = try Library(path: path)
         XCTAssertEqual(try lib.db.scalar("PRAGMA user_version").int, Schema.version)

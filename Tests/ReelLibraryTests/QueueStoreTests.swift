@@ -4,18 +4,7 @@ import XCTest
 @testable import ReelLibrary
 
 /// The queue as stored: a row per entry, written by the writer thread.
-final class QueueStoreTests: XCTestCase {
-    var dir: URL!
-    var path: String { dir.appendingPathComponent("reel/library.sqlite3").path }
-
-    override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("reel-store-\(UUID().uuidString.prefix(8))")
-    }
-
-    override func tearDown() {
-        try? FileManager.default.removeItem(at: dir)
-    }
-
+final class QueueStoreTests: TempDirTestCase {
     func write(_ lib: Library, _ build: (inout LibraryWriter.Batch) -> Void) throws -> [(UInt64, Int64)] {
         var batch = LibraryWriter.Batch()
         build(&batch)
