@@ -47,4 +47,19 @@ final class HTTPTests: DaemonTestCase {
         XCTAssertEqual(try tracks().count, 3)
         XCTAssertTrue(daemon!.process.isRunning)
     }
+
+    func testAPlaylistServedOverHTTPFailsInsteadOfPlayingBehindTheQueue() throws {
+        // An m3u served under a media name: mpv would expand it by its content.
+        try "#EXTM3U\n\(media.tones[3].absoluteString)\n".write(to: media.dir.appendingPathComponent("served-list.ogg"),
+                                                               atomically: true, encoding: .utf8)
+        let base = try serveMedia()
+        try startDaemon()
+        try call(MPRIS.reel, "Add", [.strings(["\(base)/served-list.ogg", media.tones[1].absoluteString]), .boolean(true)])
+        let error = try XCTUnwrap(waitForSignal {
+            $0.member == "PropertiesChanged" && $0.changedProperties?["LastError"] != nil
+        }?.changedProperties?["LastError"]?.string)
+        XCTAssertTrue(error.contains("is a playlist"), error)
+        try waitForTitle("Tone 2")
+        XCTAssertEqual(try tracks().count, 2, "nothing was added behind the queue")
+    }
 }
