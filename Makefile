@@ -8,7 +8,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 SWIFT ?= swift
 # Debian packages the build, the tests, the demo and the benchmark need.
-PACKAGES := pkg-config libdbus-1-dev libmpv-dev libsqlite3-dev dbus-daemon playerctl ffmpeg python3 \
+PACKAGES := pkg-config libdbus-1-dev libmpv-dev libsqlite3-dev libcurl4-openssl-dev dbus-daemon playerctl ffmpeg python3 \
   pipewire pipewire-bin wireplumber pulseaudio pulseaudio-utils xvfb x11-utils python3-xlib
 BENCH_PACKAGES := mpv mpv-mpris
 DEMO_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/reel/demo

@@ -1,4 +1,5 @@
 import Foundation
+import ReelSQLite
 import ReelCore
 
 /// Why the library could not be opened. The file is left exactly as it was.

@@ -1,4 +1,5 @@
 import Foundation
+import ReelSQLite
 import ReelCore
 
 /// One catalogue entry: a local file, a remote URL, or both. What describes

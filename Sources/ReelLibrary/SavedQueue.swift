@@ -1,4 +1,5 @@
 import Foundation
+import ReelSQLite
 import ReelCore
 
 /// A queue entry as stored: one row each, under the id clients know it by.

@@ -1,4 +1,5 @@
 import Foundation
+import ReelSQLite
 import ReelCore
 import XCTest
 @testable import ReelLibrary

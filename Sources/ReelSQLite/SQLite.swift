@@ -17,6 +17,10 @@ public struct SQLiteError: Error, Equatable, CustomStringConvertible {
     public let code: Int32
     public let message: String
     public var description: String { message }
+    public init(code: Int32, message: String) {
+        self.code = code
+        self.message = message
+    }
     /// The file is damaged or is not a database.
     public var isCorrupt: Bool { code & 0xFF == SQLITE_CORRUPT || code & 0xFF == SQLITE_NOTADB }
 }

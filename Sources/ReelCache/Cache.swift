@@ -1,0 +1,312 @@
+import Foundation
+
+/// One row of `reel cache ls`.
+public struct CacheEntry: Equatable, Sendable {
+    public var url: String
+    public var length: Int64?
+    public var present: Int64
+    /// Seconds since 1970.
+    public var lastRead: Int64
+    /// The file in the media store, once downloaded.
+    public var downloaded: String?
+}
+
+/// The persistent byte-range cache of remote media: a sparse data file per
+/// resource under `directory`, an SQLite index of what is present, one
+/// fetcher per resource, least-recently-read eviction, and downloads
+/// materialised into `mediaStore`. Safe to use from any thread.
+public final class Cache: @unchecked Sendable {
+    public let directory: URL
+    public let mediaStore: URL
+    public let limit: Int64
+    public let settings: CacheSettings
+    private let index: CacheIndex
+    private let lock = NSLock()
+    private var resources: [String: Resource] = [:]
+
+    /// Opens (creating, 0700) the cache, and reconciles the index with the files.
+    public init(directory: URL, mediaStore: URL, limit: Int64 = 2 << 30, settings: CacheSettings = CacheSettings()) throws {
+        self.directory = directory
+        self.mediaStore = mediaStore
+        self.limit = limit
+        self.settings = settings
+        for dir in [directory, mediaStore] {
+            do {
+                try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true,
+                                                        attributes: [.posixPermissions: 0o700])
+            } catch {
+                throw CacheError.io("cannot create \(dir.path): \(error.localizedDescription)")
+            }
+        }
+        index = try CacheIndex(path: directory.appendingPathComponent("index.sqlite3").path)
+        reconcile()
+    }
+
+    private func locked<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+
+    private func dataPath(_ key: String) -> String { directory.appendingPathComponent(key + ".data").path }
+
+    /// The resource for `url`, made on first use.
+    private func resource(_ url: String) throws -> Resource {
+        let key = cacheKey(for: url)
+        return try locked {
+            if let known = resources[key] { return known }
+            let record = index.record(key: key).flatMap { $0.url == url ? $0 : nil }
+                ?? ResourceRecord(url: url, key: key, present: ByteRanges(), lastRead: Int64(Date().timeIntervalSince1970))
+            let made = Resource(record: record, file: try DataFile(path: dataPath(key)), index: index, settings: settings)
+            made.onPersist = { [weak self] in self?.evictIfFull() }
+            resources[key] = made
+            return made
+        }
+    }
+
+    // MARK: Playing
+
+    /// Whether `url` goes through the cache (`.media`) or to the player directly.
+    public func classify(_ url: String, _ done: @escaping @Sendable (ResourceKind) -> Void) {
+        do { try resource(url).classify(done) } catch { done(.failed("\(error)")) }
+    }
+
+    /// Starts fetching the beginning of `url` before anybody reads it.
+    public func prefetch(_ url: String) {
+        try? resource(url).prefetch(settings.readahead)
+    }
+
+    public func openReader(_ url: String) throws -> CacheReader {
+        let resource = try resource(url)
+        resource.openReader()
+        return CacheReader(resource)
+    }
+
+    /// Why the last fetch of `url` failed, if it did.
+    public func failure(of url: String) -> String? {
+        locked { resources[cacheKey(for: url)] }?.lastFailure
+    }
+
+    /// Bytes received from the network for `url` since the daemon started.
+    public func fetchedBytes(_ url: String) -> Int64 {
+        locked { resources[cacheKey(for: url)] }?.fetchedBytes ?? 0
+    }
+
+    /// Bytes present and the length (when known) of `url`.
+    public func fill(of url: String) -> (present: Int64, length: Int64?) {
+        let key = cacheKey(for: url)
+        let record = locked { resources[key] }?.snapshot ?? index.record(key: key)
+        return (record?.present.count ?? 0, record?.length)
+    }
+
+    // MARK: Downloads
+
+    /// Fetches all of `url` and copies it into the media store; `progress`
+    /// (bytes present, length) a few times a second, then `done` with the
+    /// file's path or the failure. Remembered until done, so that it resumes
+    /// after a restart.
+    public func download(_ url: String, progress: @escaping @Sendable (Int64, Int64?) -> Void,
+                         done: @escaping @Sendable (Result<String, CacheError>) -> Void) {
+        let resource: Resource
+        do { resource = try self.resource(url) } catch { return done(.failure(.io("\(error)"))) }
+        index.setDownload(url, pending: true)
+        let thread = Thread { [self] in
+            resource.download(true)
+            while !resource.waitIdle(timeout: 0.25) {
+                let record = resource.snapshot
+                progress(record.present.count, record.length)
+            }
+            let record = resource.snapshot
+            progress(record.present.count, record.length)
+            guard resource.isDownloading || record.isComplete else { return done(.failure(.io("cancelled"))) }
+            resource.download(false)
+            guard record.isComplete else {
+                return done(.failure(.http(resource.lastFailure ?? "the download stopped")))
+            }
+            do {
+                let path = try materialise(resource, record)
+                index.setDownload(url, pending: false)
+                done(.success(path))
+            } catch {
+                done(.failure(error as? CacheError ?? .io("\(error)")))
+            }
+        }
+        thread.name = "reel-download"
+        thread.start()
+    }
+
+    public func cancelDownload(_ url: String) -> Bool {
+        let pending = index.pendingDownloads().contains(url)
+        index.setDownload(url, pending: false)
+        locked { resources[cacheKey(for: url)] }?.download(false)
+        return pending
+    }
+
+    public var pendingDownloads: [String] { index.pendingDownloads() }
+
+    /// The media store's file for `url`: `KEY.EXT`, so that no part of the URL reaches a path.
+    public func storedPath(_ url: String) -> String {
+        mediaStore.appendingPathComponent(cacheKey(for: url) + "." + Self.fileExtension(url)).path
+    }
+
+    /// Copies a complete resource into the media store (temp, sync, rename).
+    private func materialise(_ resource: Resource, _ record: ResourceRecord) throws -> String {
+        let target = storedPath(record.url)
+        let temp = target + ".part"
+        let out = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard out >= 0 else { throw CacheError.io("cannot write \(temp): \(String(cString: strerror(errno)))") }
+        defer { close(out) }
+        let chunk = 1 << 20
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: chunk, alignment: 16)
+        defer { buffer.deallocate() }
+        var offset: Int64 = 0
+        let length = record.length ?? 0
+        while offset < length {
+            let n = resource.file.read(into: buffer, count: Int(min(Int64(chunk), length - offset)), at: offset)
+            guard n > 0, write(out, buffer, n) == n else {
+                unlink(temp)
+                throw CacheError.io("cannot write \(temp): \(String(cString: strerror(errno)))")
+            }
+            offset += Int64(n)
+        }
+        guard fsync(out) == 0, rename(temp, target) == 0 else {
+            unlink(temp)
+            throw CacheError.io("cannot store \(target): \(String(cString: strerror(errno)))")
+        }
+        return target
+    }
+
+    static func fileExtension(_ url: String) -> String {
+        let ext = URL(string: url)?.pathExtension.lowercased() ?? ""
+        let safe = !ext.isEmpty && ext.count <= 8 && ext.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }
+        return safe ? ext : "media"
+    }
+
+    // MARK: reel cache
+
+    /// Every resource, most recently read first.
+    public func entries() -> [CacheEntry] {
+        let live = locked { resources }
+        return index.all().map { stored in
+            let record = live[stored.key]?.snapshot ?? stored
+            let stored = storedPath(record.url)
+            return CacheEntry(url: record.url, length: record.length, present: record.present.count, lastRead: record.lastRead,
+                              downloaded: FileManager.default.fileExists(atPath: stored) ? stored : nil)
+        }
+    }
+
+    /// A complete copy of `url`: the downloaded file, else the complete cache file.
+    public func completePath(_ url: String) -> String? {
+        let stored = storedPath(url)
+        if FileManager.default.fileExists(atPath: stored) { return stored }
+        let key = cacheKey(for: url)
+        let record = locked { resources[key] }?.snapshot ?? index.record(key: key)
+        return record?.isComplete == true && record?.url == url ? dataPath(key) : nil
+    }
+
+    /// Bytes the cache holds (not the media store).
+    public var size: Int64 {
+        let live = locked { resources }
+        return index.all().reduce(0) { $0 + (live[$1.key]?.snapshot ?? $1).present.count }
+    }
+
+    /// Empties the cache, or drops one URL; resources in use are kept. The number dropped.
+    @discardableResult
+    public func clear(_ url: String? = nil) -> Int {
+        let records = index.all().filter { url == nil || $0.url == url }
+        return records.filter(drop).count
+    }
+
+    /// Deletes one resource unless it is in use.
+    private func drop(_ record: ResourceRecord) -> Bool {
+        locked {
+            if let resource = resources[record.key] {
+                guard !resource.isBusy else { return false }
+                resources[record.key] = nil
+            }
+            index.remove(key: record.key)
+            unlink(dataPath(record.key))
+            return true
+        }
+    }
+
+    /// Least recently read first, until the cache fits its limit.
+    private func evictIfFull() {
+        var total = size
+        guard total > limit else { return }
+        for record in index.all().reversed() where total > limit {
+            if drop(record) { total -= record.present.count }
+        }
+    }
+
+    /// Drops index rows without a file, trims claims beyond a file's end, and
+    /// deletes files no row names (a crash between creating and claiming).
+    private func reconcile() {
+        var known = Set<String>()
+        for var record in index.all() {
+            var info = stat()
+            guard stat(dataPath(record.key), &info) == 0 else { index.remove(key: record.key); continue }
+            known.insert(record.key + ".data")
+            let size = Int64(info.st_size)
+            if let last = record.present.ranges.last, last.upperBound > size {
+                record.present = ByteRanges(record.present.ranges.compactMap { range in
+                    range.lowerBound < size ? range.lowerBound..<min(range.upperBound, size) : nil
+                })
+                try? index.save(record)
+            }
+        }
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        for file in files where file.hasSuffix(".data") && !known.contains(file) {
+            unlink(directory.appendingPathComponent(file).path)
+        }
+        let stored = (try? FileManager.default.contentsOfDirectory(atPath: mediaStore.path)) ?? []
+        for file in stored where file.hasSuffix(".part") { unlink(mediaStore.appendingPathComponent(file).path) }
+    }
+}
+
+/// One reader of a cached resource (one mpv stream): its own position.
+public final class CacheReader: @unchecked Sendable {
+    private let resource: Resource
+    private let lock = NSLock()
+    private var position: Int64 = 0
+    private var cancelled = false
+    private var closed = false
+
+    init(_ resource: Resource) { self.resource = resource }
+
+    public var url: String { resource.url }
+
+    /// Blocks until bytes are present; 0 only at the true end, -1 on a failure or cancel.
+    public func read(into buffer: UnsafeMutableRawPointer, count: Int) -> Int {
+        let at = lock.withLock { position }
+        let n = resource.read(into: buffer, count: count, at: at) { lock.withLock { cancelled } }
+        if n > 0 { lock.withLock { position = at + Int64(n) } }
+        return n
+    }
+
+    /// Moves the read position; cheap, fetches nothing.
+    public func seek(to offset: Int64) -> Int64 {
+        lock.withLock { position = offset }
+        return offset
+    }
+
+    /// The length, from the index when known.
+    public var size: Int64? { resource.snapshot.length }
+
+    /// Why reading failed, if it did.
+    public var failure: String? { resource.lastFailure }
+
+    /// Unblocks a pending read at once; later reads fail.
+    public func cancel() {
+        lock.withLock { cancelled = true }
+        resource.wakeReaders()
+    }
+
+    public func close() {
+        let first = lock.withLock { () -> Bool in
+            defer { closed = true }
+            return !closed
+        }
+        if first { resource.closeReader() }
+    }
+}

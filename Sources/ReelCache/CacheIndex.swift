@@ -1,0 +1,99 @@
+import Foundation
+import ReelSQLite
+
+/// What the index knows of one resource.
+public struct ResourceRecord: Equatable, Sendable {
+    public var url: String
+    public var key: String
+    public var present: ByteRanges
+    public var length: Int64?
+    public var etag: String?
+    public var lastModified: String?
+    public var contentType: String?
+    /// Seconds since 1970.
+    public var lastRead: Int64
+
+    /// Every byte is present.
+    public var isComplete: Bool { length.map(present.covers) ?? false }
+}
+
+/// The cache's SQLite index (`index.sqlite3` in the cache directory): the
+/// resources, their present ranges and validators, and the pending downloads.
+/// Safe to use from any thread.
+final class CacheIndex: @unchecked Sendable {
+    private let db: Database
+    private let lock = NSLock()
+
+    init(path: String) throws {
+        db = try Database(path: path)
+        do {
+            try db.execute("""
+                PRAGMA journal_mode = WAL;
+                PRAGMA synchronous = NORMAL;
+                CREATE TABLE IF NOT EXISTS resources (
+                    key TEXT PRIMARY KEY, url TEXT NOT NULL, ranges TEXT NOT NULL DEFAULT '',
+                    length INTEGER, etag TEXT, last_modified TEXT, content_type TEXT,
+                    last_read INTEGER NOT NULL DEFAULT 0);
+                CREATE TABLE IF NOT EXISTS downloads (url TEXT PRIMARY KEY, added INTEGER NOT NULL);
+                """)
+        } catch let error as SQLiteError where error.isCorrupt {
+            throw CacheError.io("\(path) is damaged (\(error.message)); move it away to start an empty cache")
+        }
+        try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+    }
+
+    private func locked<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+
+    func record(key: String) -> ResourceRecord? {
+        locked { (try? db.query("SELECT \(Self.columns) FROM resources WHERE key = ?", [.text(key)]))?.first.map(Self.decode) }
+    }
+
+    func all() -> [ResourceRecord] {
+        locked { ((try? db.query("SELECT \(Self.columns) FROM resources ORDER BY last_read DESC")) ?? []).map(Self.decode) }
+    }
+
+    func save(_ record: ResourceRecord) throws {
+        _ = try locked {
+            try db.query("""
+                INSERT INTO resources (key, url, ranges, length, etag, last_modified, content_type, last_read)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (key) DO UPDATE SET url = excluded.url, ranges = excluded.ranges, length = excluded.length,
+                  etag = excluded.etag, last_modified = excluded.last_modified, content_type = excluded.content_type,
+                  last_read = excluded.last_read
+                """, [.text(record.key), .text(record.url), .text(record.present.description),
+                      record.length.map(SQLValue.int) ?? .null, record.etag.map(SQLValue.text) ?? .null,
+                      record.lastModified.map(SQLValue.text) ?? .null, record.contentType.map(SQLValue.text) ?? .null,
+                      .int(record.lastRead)])
+        }
+    }
+
+    func remove(key: String) {
+        locked { _ = try? db.query("DELETE FROM resources WHERE key = ?", [.text(key)]) }
+    }
+
+    // MARK: Downloads, so that they resume after a restart
+
+    func pendingDownloads() -> [String] {
+        locked { ((try? db.query("SELECT url FROM downloads ORDER BY added")) ?? []).compactMap { $0.first?.text } }
+    }
+
+    func setDownload(_ url: String, pending: Bool) {
+        _ = locked {
+            try? pending
+                ? db.query("INSERT OR IGNORE INTO downloads (url, added) VALUES (?, ?)", [.text(url), .int(Int64(Date().timeIntervalSince1970))])
+                : db.query("DELETE FROM downloads WHERE url = ?", [.text(url)])
+        }
+    }
+
+    private static let columns = "url, key, ranges, length, etag, last_modified, content_type, last_read"
+
+    private static func decode(_ row: [SQLValue]) -> ResourceRecord {
+        ResourceRecord(url: row[0].text ?? "", key: row[1].text ?? "", present: ByteRanges(parsing: row[2].text ?? "") ?? ByteRanges(),
+                       length: row[3].int, etag: row[4].text, lastModified: row[5].text, contentType: row[6].text,
+                       lastRead: row[7].int ?? 0)
+    }
+}

@@ -1,0 +1,164 @@
+import Foundation
+
+/// A real HTTP origin on 127.0.0.1 for the cache tests and the benchmark:
+/// serves the files of a directory with single Range requests, and can be
+/// told (through `control`) to ignore Range, drop or stall after N bytes,
+/// answer with an error status, change its ETag, hide the length (chunked)
+/// or serve an ICY stream. It counts the body bytes it sends.
+public final class Origin {
+    public let port: Int
+    public let directory: URL
+    private let child: ChildProcess
+    private let controlFile: URL
+    private let statsFile: URL
+
+    /// What the origin does with the next requests.
+    public struct Control: Codable, Equatable {
+        public var ignoreRange = false
+        /// Body bytes after which a response drops its connection, for the next `faultTimes` responses.
+        public var dropAfter: Int?
+        /// Body bytes after which a response stops sending (and holds the connection).
+        public var stallAfter: Int?
+        public var faultTimes = 1
+        /// An error status for every request.
+        public var status: Int?
+        public var etag = "\"v1\""
+        /// No Content-Length: the body is chunked.
+        public var chunked = false
+        public init() {}
+    }
+
+    public init(serving directory: URL, home: URL) throws {
+        self.directory = directory
+        let script = home.appendingPathComponent("origin.py")
+        controlFile = home.appendingPathComponent("origin-control.json")
+        statsFile = home.appendingPathComponent("origin-stats")
+        try Self.script.write(to: script, atomically: true, encoding: .utf8)
+        try JSONEncoder().encode(Control()).write(to: controlFile)
+        try? FileManager.default.removeItem(at: statsFile)
+        child = try ChildProcess(URL(fileURLWithPath: "/usr/bin/python3"),
+                                 [script.path, directory.path, controlFile.path, statsFile.path],
+                                 busAddress: nil, home: home)
+        let deadline = Date().addingTimeInterval(10)
+        var found: Int?
+        while found == nil, Date() < deadline {
+            if let range = child.text.range(of: #"port \d+"#, options: .regularExpression) {
+                found = Int(child.text[range].dropFirst(5))
+            } else {
+                Thread.sleep(forTimeInterval: 0.02)
+            }
+        }
+        guard let found else { child.stop(); throw HarnessError("the origin did not start: \(child.text)") }
+        port = found
+    }
+
+    deinit { child.stop() }
+
+    public func stop() { child.stop() }
+
+    public func url(_ name: String) -> String { "http://127.0.0.1:\(port)/\(name)" }
+
+    public func set(_ control: Control) throws {
+        let data = try JSONEncoder().encode(control)
+        try data.write(to: controlFile, options: .atomic)
+    }
+
+    /// Body bytes sent so far, per path.
+    public var served: [String: Int] {
+        guard let text = try? String(contentsOf: statsFile, encoding: .utf8) else { return [:] }
+        var result: [String: Int] = [:]
+        for line in text.split(separator: "\n") {
+            let parts = line.split(separator: " ")
+            if parts.count == 2, let n = Int(parts[1]) { result[String(parts[0]), default: 0] += n }
+        }
+        return result
+    }
+
+    /// Requests made so far, in order, as "PATH RANGE".
+    public var requests: [String] {
+        child.text.split(separator: "\n").filter { $0.hasPrefix("GET ") }.map { String($0.dropFirst(4)) }
+    }
+
+    static let script = #"""
+        import http.server, json, os, socket, sys, threading, time
+        root, control_path, stats_path = sys.argv[1], sys.argv[2], sys.argv[3]
+        lock = threading.Lock()
+
+        def control():
+            with open(control_path) as f: return json.load(f)
+
+        def take_fault(c):
+            # A fault applies to the next faultTimes responses.
+            if c.get('faultTimes', 1) <= 0: return None, None
+            drop, stall = c.get('dropAfter'), c.get('stallAfter')
+            if drop is None and stall is None: return None, None
+            c['faultTimes'] = c.get('faultTimes', 1) - 1
+            with open(control_path + '.tmp', 'w') as f: json.dump(c, f)
+            os.replace(control_path + '.tmp', control_path)
+            return drop, stall
+
+        def count(path, n):
+            with lock:
+                with open(stats_path, 'a') as f: f.write('%s %d\n' % (path, n))
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = 'HTTP/1.1'
+            def log_message(self, *a): pass
+            def setup(self):
+                super().setup()
+                # A small send buffer: what is counted as sent is close to what was received.
+                self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 32768)
+            def do_GET(self):
+                with lock: c = control()
+                name = self.path.split('?')[0].lstrip('/')
+                print('GET /%s %s' % (name, self.headers.get('Range', '-')), flush=True)
+                if c.get('status'):
+                    self.send_error(c['status']); return
+                path = os.path.join(root, os.path.basename(name))
+                if not os.path.isfile(path):
+                    self.send_error(404); return
+                data = open(path, 'rb').read()
+                start, end, partial = 0, len(data), False
+                rng = self.headers.get('Range')
+                if_range = self.headers.get('If-Range')
+                if rng and not c.get('ignoreRange') and (if_range is None or if_range == c['etag']):
+                    first, _, last = rng.replace('bytes=', '').partition('-')
+                    start = int(first); end = int(last) + 1 if last else len(data)
+                    end = min(end, len(data))
+                    if start >= len(data):
+                        self.send_response(416); self.send_header('Content-Range', 'bytes */%d' % len(data))
+                        self.send_header('Content-Length', '0'); self.end_headers(); return
+                    partial = True
+                self.send_response(206 if partial else 200)
+                self.send_header('Content-Type', 'audio/ogg' if path.endswith('.ogg') else 'application/octet-stream')
+                self.send_header('ETag', c['etag'])
+                self.send_header('Accept-Ranges', 'none' if c.get('ignoreRange') else 'bytes')
+                if partial: self.send_header('Content-Range', 'bytes %d-%d/%d' % (start, end - 1, len(data)))
+                if c.get('chunked'): self.send_header('Transfer-Encoding', 'chunked')
+                else: self.send_header('Content-Length', str(end - start))
+                self.end_headers()
+                drop, stall = take_fault(c)
+                sent, at = 0, start
+                try:
+                    while at < end:
+                        piece = data[at:min(at + 16384, end)]
+                        if drop is not None and sent + len(piece) > drop: piece = piece[:max(drop - sent, 0)]
+                        if stall is not None and sent + len(piece) > stall: piece = piece[:max(stall - sent, 0)]
+                        if piece:
+                            self.wfile.write(b'%x\r\n%s\r\n' % (len(piece), piece) if c.get('chunked') else piece)
+                            self.wfile.flush()
+                            count('/' + name, len(piece)); sent += len(piece); at += len(piece)
+                        if drop is not None and sent >= drop:
+                            self.connection.shutdown(socket.SHUT_RDWR); self.close_connection = True; return
+                        if stall is not None and sent >= stall:
+                            time.sleep(3600)
+                    if c.get('chunked'): self.wfile.write(b'0\r\n\r\n')
+                except (BrokenPipeError, ConnectionResetError):
+                    self.close_connection = True
+
+        server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), Handler)
+        server.daemon_threads = True
+        print('port', server.server_address[1], flush=True)
+        server.serve_forever()
+        """#
+}

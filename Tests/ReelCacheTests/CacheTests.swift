@@ -1,0 +1,268 @@
+import Foundation
+@testable import ReelCache
+import ReelHarness
+import XCTest
+
+/// The cache against a real HTTP origin on 127.0.0.1.
+final class CacheTests: XCTestCase {
+    var dir: URL!
+    var origin: Origin!
+    var content = Data()
+    let size = 3_000_000
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("reel-cache-\(UUID().uuidString.prefix(8))")
+        let served = dir.appendingPathComponent("served")
+        try FileManager.default.createDirectory(at: served, withIntermediateDirectories: true)
+        var state = UInt64.random(in: 1...UInt64.max)
+        var bytes = [UInt8](repeating: 0, count: size)
+        for i in 0..<size {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            bytes[i] = UInt8(truncatingIfNeeded: state >> 33)
+        }
+        content = Data(bytes)
+        try content.write(to: served.appendingPathComponent("file.bin"))
+        origin = try Origin(serving: served, home: dir)
+    }
+
+    override func tearDown() {
+        origin?.stop()
+        try? FileManager.default.removeItem(at: dir)
+    }
+
+    func makeCache(timeout: Int = 2, limit: Int64 = 1 << 30, readahead: Int64 = 4 << 20) throws -> Cache {
+        var settings = CacheSettings()
+        settings.timeout = timeout
+        settings.backoff = 0.1
+        settings.readahead = readahead
+        return try Cache(directory: dir.appendingPathComponent("cache"), mediaStore: dir.appendingPathComponent("media"),
+                         limit: limit, settings: settings)
+    }
+
+    var url: String { origin.url("file.bin") }
+    var served: Int { origin.served["/file.bin"] ?? 0 }
+
+    /// Reads `count` bytes at `offset` (all of it by default) through a new reader.
+    func read(_ cache: Cache, from offset: Int = 0, count: Int? = nil) throws -> (Data, end: Int) {
+        let reader = try cache.openReader(url)
+        defer { reader.close() }
+        _ = reader.seek(to: Int64(offset))
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        let want = count ?? Int.max
+        while data.count < want {
+            let n = buffer.withUnsafeMutableBytes { reader.read(into: $0.baseAddress!, count: min($0.count, want - data.count)) }
+            if n <= 0 { return (data, n) }
+            data.append(contentsOf: buffer[0..<n])
+        }
+        return (data, 1)
+    }
+
+    func testAWholeReadEqualsTheOriginAndAReplayNeedsNoNetwork() throws {
+        let cache = try makeCache()
+        let (data, end) = try read(cache)
+        XCTAssertEqual(end, 0, "ends with 0 at the true end")
+        XCTAssertEqual(data, content)
+        XCTAssertEqual(served, size)
+        origin.stop()
+        // A new cache on the same directory: the index says what is there.
+        let again = try makeCache()
+        XCTAssertEqual(try read(again).0, content)
+        XCTAssertEqual(again.entries().first?.present, Int64(size))
+        XCTAssertNotNil(again.completePath(url))
+    }
+
+    func testAReadSpanningPresentAndMissingBytesFetchesOnlyTheGaps() throws {
+        let cache = try makeCache(readahead: 64 << 10)
+        XCTAssertEqual(try read(cache, from: 1_000_000, count: 100_000).0, content[1_000_000..<1_100_000])
+        XCTAssertEqual(try read(cache, from: 2_500_000, count: 100_000).0, content[2_500_000..<2_600_000])
+        XCTAssertEqual(try read(cache).0, content)
+        // Only what was in flight when a reader let go is fetched twice (the socket buffers).
+        XCTAssertLessThan(served - size, 3 * 64 << 10, "served \(served) of \(size)")
+        XCTAssertTrue(origin.requests.contains { $0.contains("bytes=1000000-") }, "\(origin.requests)")
+    }
+
+    func testAServerIgnoringRangeIsReadFromTheStartAndSkipped() throws {
+        var control = Origin.Control()
+        control.ignoreRange = true
+        try origin.set(control)
+        let cache = try makeCache()
+        XCTAssertEqual(try read(cache, from: 2_000_000, count: 10_000).0, content[2_000_000..<2_010_000])
+        XCTAssertEqual(try read(cache).0, content)
+    }
+
+    func testAnUnknownLengthIsLearnedAtACleanEnd() throws {
+        var control = Origin.Control()
+        control.chunked = true
+        try origin.set(control)
+        let cache = try makeCache()
+        let (data, end) = try read(cache)
+        XCTAssertEqual(end, 0)
+        XCTAssertEqual(data, content)
+        XCTAssertEqual(cache.entries().first?.length, Int64(size))
+    }
+
+    func testAChangedResourceDropsTheStaleBytes() throws {
+        let cache = try makeCache(readahead: 64 << 10)
+        _ = try read(cache, count: 100_000)
+        // The file changes on the server, with a new validator.
+        var changed = content
+        changed.replaceSubrange(0..<10, with: Data(repeating: 7, count: 10))
+        changed.append(Data(repeating: 1, count: 1000))
+        try changed.write(to: origin.directory.appendingPathComponent("file.bin"))
+        var control = Origin.Control()
+        control.etag = "\"v2\""
+        try origin.set(control)
+        XCTAssertEqual(try read(cache, from: 2_000_000, count: 1000).0, changed[2_000_000..<2_001_000])
+        XCTAssertEqual(try read(cache).0, changed)
+    }
+
+    func testErrorStatusesFailTheReadWithTheStatus() throws {
+        for status in [404, 403, 500] {
+            var control = Origin.Control()
+            control.status = status
+            try origin.set(control)
+            let cache = try makeCache()
+            let (data, end) = try read(cache)
+            XCTAssertEqual(end, -1)
+            XCTAssertTrue(data.isEmpty)
+            XCTAssertEqual(cache.failure(of: url), "HTTP \(status) from 127.0.0.1")
+        }
+    }
+
+    func testADroppedConnectionResumesFromTheLastStoredByte() throws {
+        var control = Origin.Control()
+        control.dropAfter = 1_000_000
+        control.faultTimes = 2
+        try origin.set(control)
+        let cache = try makeCache()
+        XCTAssertEqual(try read(cache).0, content)
+        XCTAssertLessThanOrEqual(Double(served) / Double(size), 1.01)
+        XCTAssertTrue(origin.requests.contains { $0.contains("bytes=1000000-") }, "\(origin.requests)")
+    }
+
+    func testAStalledServerTimesOutAndResumes() throws {
+        var control = Origin.Control()
+        control.stallAfter = 500_000
+        try origin.set(control)
+        let cache = try makeCache(timeout: 1)
+        XCTAssertEqual(try read(cache).0, content)
+    }
+
+    func testAServerThatKeepsStallingFailsTheReadWithAReason() throws {
+        var control = Origin.Control()
+        control.stallAfter = 500_000
+        try origin.set(control)
+        let cache = try makeCache(timeout: 1)
+        let reader = try cache.openReader(url)
+        defer { reader.close() }
+        var buffer = [UInt8](repeating: 0, count: 500_000)
+        var got = 0
+        while got < 500_000 {
+            let n = buffer.withUnsafeMutableBytes { reader.read(into: $0.baseAddress! + got, count: 500_000 - got) }
+            guard n > 0 else { break }
+            got += n
+        }
+        // From now on every attempt answers and then sends nothing.
+        control.stallAfter = 0
+        control.faultTimes = 100
+        try origin.set(control)
+        let (data, end) = try read(cache)
+        XCTAssertEqual(end, -1)
+        XCTAssertEqual(data, content[0..<500_000])
+        XCTAssertTrue(cache.failure(of: url)?.contains("stopped sending") == true, cache.failure(of: url) ?? "")
+    }
+
+    func testTwoConcurrentReadersShareOneFetch() throws {
+        let cache = try makeCache()
+        let results = LockedBox<[Data]>([])
+        let url = url
+        let threads = (0..<2).map { _ in
+            Thread {
+                var data = Data()
+                if let reader = try? cache.openReader(url) {
+                    var buffer = [UInt8](repeating: 0, count: 65536)
+                    while case let n = buffer.withUnsafeMutableBytes({ reader.read(into: $0.baseAddress!, count: $0.count) }), n > 0 {
+                        data.append(contentsOf: buffer[0..<n])
+                    }
+                    reader.close()
+                }
+                results.update { $0.append(data) }
+            }
+        }
+        threads.forEach { $0.start() }
+        let deadline = Date().addingTimeInterval(20)
+        while results.value.count < 2, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        XCTAssertEqual(results.value, [content, content])
+        XCTAssertLessThanOrEqual(Double(served) / Double(size), 1.01)
+    }
+
+    func testCancelUnblocksAPendingReadAtOnce() throws {
+        var control = Origin.Control()
+        control.stallAfter = 0
+        try origin.set(control)
+        let cache = try makeCache(timeout: 30)
+        let reader = try cache.openReader(url)
+        let finished = LockedBox<Date?>(nil)
+        Thread {
+            var byte: UInt8 = 0
+            _ = reader.read(into: &byte, count: 1)
+            finished.update { $0 = Date() }
+        }.start()
+        Thread.sleep(forTimeInterval: 0.3)
+        let cancelled = Date()
+        reader.cancel()
+        let deadline = Date().addingTimeInterval(5)
+        while finished.value == nil, Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
+        let took = try XCTUnwrap(finished.value).timeIntervalSince(cancelled)
+        XCTAssertLessThan(took, 0.1)
+        reader.close()
+    }
+
+    func testADownloadIsMaterialisedAndTheCacheEvictsLeastRecentlyRead() throws {
+        let cache = try makeCache(limit: 4_000_000)
+        let done = LockedBox<Result<String, CacheError>?>(nil)
+        cache.download(url, progress: { _, _ in }, done: { result in done.update { $0 = result } })
+        let deadline = Date().addingTimeInterval(20)
+        while done.value == nil, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        let path = try XCTUnwrap(try done.value?.get())
+        XCTAssertEqual(FileManager.default.contents(atPath: path), content)
+        XCTAssertTrue(path.hasPrefix(dir.appendingPathComponent("media").path) && path.hasSuffix(".bin"), path)
+        XCTAssertEqual(cache.pendingDownloads, [])
+        XCTAssertEqual(cache.completePath(url), path)
+        let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
+        XCTAssertEqual(mode, 0o600)
+
+        // A second resource pushes the cache over its limit: the older one goes, the download stays.
+        try content.write(to: origin.directory.appendingPathComponent("other.bin"))
+        let other = try cache.openReader(origin.url("other.bin"))
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while buffer.withUnsafeMutableBytes({ other.read(into: $0.baseAddress!, count: $0.count) }) > 0 {}
+        other.close()
+        XCTAssertEqual(cache.entries().map(\.url), [origin.url("other.bin")])
+        XCTAssertTrue(FileManager.default.fileExists(atPath: path))
+    }
+
+    func testTheIndexIsReconciledWithTheFilesAtStartUp() throws {
+        let cache = try makeCache()
+        _ = try read(cache)
+        let key = cacheKey(for: url)
+        let data = dir.appendingPathComponent("cache/\(key).data")
+        // A crash that lost the end of the file, and a stray file no row names.
+        truncate(data.path, 1_000_000)
+        try Data([1, 2, 3]).write(to: dir.appendingPathComponent("cache/0123.data"))
+        let again = try makeCache()
+        XCTAssertEqual(again.entries().first?.present, 1_000_000)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.appendingPathComponent("cache/0123.data").path))
+        XCTAssertEqual(try read(again).0, content)
+    }
+}
+
+/// A value shared between a test and its threads.
+final class LockedBox<T>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: T
+    init(_ value: T) { stored = value }
+    var value: T { lock.withLock { stored } }
+    func update(_ body: (inout T) -> Void) { lock.withLock { body(&stored) } }
+}
