@@ -271,6 +271,8 @@ public final class CacheReader: @unchecked Sendable {
     private var position: Int64 = 0
     private var cancelled = false
     private var closed = false
+    /// Told when a read waits long enough to stall playback (true), and when it gets its bytes.
+    public var onStall: (@Sendable (Bool) -> Void)?
 
     init(_ resource: Resource) { self.resource = resource }
 
@@ -279,13 +281,16 @@ public final class CacheReader: @unchecked Sendable {
     /// Blocks until bytes are present; 0 only at the true end, -1 on a failure or cancel.
     public func read(into buffer: UnsafeMutableRawPointer, count: Int) -> Int {
         let at = lock.withLock { position }
-        let n = resource.read(into: buffer, count: count, at: at) { lock.withLock { cancelled } }
+        let n = resource.read(into: buffer, count: count, at: at, cancelled: { lock.withLock { cancelled } },
+                              stalled: { onStall?($0) })
         if n > 0 { lock.withLock { position = at + Int64(n) } }
         return n
     }
 
-    /// Moves the read position; cheap, fetches nothing.
+    /// Moves the read position; cheap, fetches nothing. -1 when the server
+    /// cannot get there (it ignores Range and the byte is far ahead).
     public func seek(to offset: Int64) -> Int64 {
+        guard offset >= 0, resource.canSeek(to: offset) else { return -1 }
         lock.withLock { position = offset }
         return offset
     }

@@ -48,6 +48,8 @@ final class Resource: @unchecked Sendable {
     private var downloading = false
     /// Bytes from the start wanted with no reader yet (a probe, the next entry).
     private var holdUntil: Int64 = 0
+    /// Until when a held transfer waits, paused, for its reader to come.
+    private var holdExpiry = Date.distantPast
     private var fetcherRunning = false
     private var transfer: HTTPTransfer?
     /// The next byte the running transfer will write.
@@ -99,6 +101,7 @@ final class Resource: @unchecked Sendable {
         beginAttempt()
         kindWaiters.append(done)
         holdUntil = max(holdUntil, settings.readahead)
+        holdExpiry = Date().addingTimeInterval(10)
         startFetcher()
         cond.unlock()
     }
@@ -109,6 +112,7 @@ final class Resource: @unchecked Sendable {
             guard !record.isComplete else { return }
             beginAttempt()
             holdUntil = max(holdUntil, bytes)
+            holdExpiry = Date().addingTimeInterval(10)
             startFetcher()
         }
     }
@@ -165,9 +169,14 @@ final class Resource: @unchecked Sendable {
 
     /// Reads up to `count` bytes at `offset`, waiting while they are missing.
     /// 0 only at the end of the resource; -1 on a failure or when cancelled.
-    func read(into buffer: UnsafeMutableRawPointer, count: Int, at offset: Int64, cancelled: () -> Bool) -> Int {
+    /// `stalled` hears when a read has waited long enough for playback to stall, and when it ends.
+    func read(into buffer: UnsafeMutableRawPointer, count: Int, at offset: Int64, cancelled: () -> Bool,
+              stalled: (Bool) -> Void = { _ in }) -> Int {
         cond.lock()
         record.lastRead = Int64(Date().timeIntervalSince1970)
+        let started = Date()
+        var reportedStall = false
+        defer { if reportedStall { stalled(false) } }
         while true {
             if cancelled() { cond.unlock(); return -1 }
             if let end = record.present.runEnd(from: offset) {
@@ -185,7 +194,23 @@ final class Resource: @unchecked Sendable {
             wanted = offset
             startFetcher()
             transfer?.wake()
-            _ = cond.wait(until: Date().addingTimeInterval(0.25))
+            _ = cond.wait(until: Date().addingTimeInterval(0.1))
+            if !reportedStall, Date().timeIntervalSince(started) >= 0.1 {
+                reportedStall = true
+                cond.unlock()
+                stalled(true)
+                cond.lock()
+            }
+        }
+    }
+
+    /// Whether a reader may move to `offset`. A server that ignores Range
+    /// can reach a far byte only by sending everything before it: such a
+    /// seek is refused (mpv then does without, as it does over plain HTTP).
+    func canSeek(to offset: Int64) -> Bool {
+        locked {
+            !ignoresRanges || record.present.contains(offset) || offset <= (transferAt ?? 0) + Self.sideBytes
+                || record.length.map { offset >= $0 } == true
         }
     }
 
@@ -248,18 +273,21 @@ final class Resource: @unchecked Sendable {
             }
             self.transfer = transfer
             transferAt = plan.from
-            let before = fetched
+            let before = record.present.count
             cond.unlock()
 
+            trace("fetch \(plan.from)-\(plan.to.map(String.init) ?? "") of \(url)")
             let outcome = transfer.run(
                 HTTPTransfer.Request(url: url, from: plan.from, to: plan.to, ifRange: plan.ifRange, timeout: settings.timeout),
                 steer: { steer(plan) },
                 onResponse: { [self] in accept($0, for: plan) },
                 onData: { [self] in store($0) })
             persist()
+            trace("fetch of \(url) ended: \(outcome) at \(locked { transferAt ?? -1 })")
 
             cond.lock()
-            let progressed = fetched > before
+            // Bytes sent again (a server ignoring Range) are no progress.
+            let progressed = record.present.count > before
             switch outcome {
             case .completed:
                 if record.length == nil, let at = transferAt { record.length = at }
@@ -310,7 +338,8 @@ final class Resource: @unchecked Sendable {
     private func steer(_ plan: Plan) -> HTTPTransfer.Steer {
         cond.lock()
         guard interested, failure == nil, let at = transferAt else { cond.unlock(); return .stop }
-        if let wanted, wanted < at || (!ignoresRanges && wanted >= at + Self.nearby) {
+        // A wanted byte that has arrived since is no reason to move.
+        if let wanted, !record.present.contains(wanted), wanted < at || (!ignoresRanges && wanted >= at + Self.nearby) {
             if wanted == sideEnd || ignoresRanges {
                 // Reading on from a side fetch: a real seek. Move the fetcher there.
                 cond.unlock()
@@ -324,18 +353,20 @@ final class Resource: @unchecked Sendable {
             sideFetch(from: wanted, to: to)
             return .go
         }
-        // Far enough ahead: a reader's transfer waits (its connection open); a probe's ends.
+        // Far enough ahead: a reader's transfer waits (its connection open), and so
+        // does a probe's for a while, for the reader that mpv is about to open.
         let ahead = !downloading && wanted == nil && at >= horizon
-        let steer: HTTPTransfer.Steer = !ahead ? .go : readers > 0 ? .pause : .stop
+        let steer: HTTPTransfer.Steer = !ahead ? .go : readers > 0 || Date() < holdExpiry ? .pause : .stop
         cond.unlock()
         return steer
     }
 
     /// Bytes ahead of the transfer that a reader waits for rather than move it.
-    private static let nearby: Int64 = 1 << 20
+    private static let nearby: Int64 = 64 << 10
     private static let sideBytes: Int64 = 256 << 10
 
     private func sideFetch(from: Int64, to: Int64) {
+        trace("side fetch \(from)-\(to) of \(url)")
         let side = HTTPTransfer()
         var at = from
         let ifRange = locked { record.etag.flatMap { $0.hasPrefix("W/") ? nil : $0 } ?? record.lastModified }
@@ -346,7 +377,11 @@ final class Resource: @unchecked Sendable {
                          // Anything but the exact range asked for is left to the main transfer.
                          guard response.status == 206, let range = ContentRange(response.headers["content-range"]),
                                range.first == from, locked({ record.length == nil || range.total == record.length })
-                         else { return false }
+                         else {
+                             // Not the range asked for: from now on only the main transfer fetches.
+                             locked { ignoresRanges = true }
+                             return false
+                         }
                          return true
                      },
                      onData: { [self] bytes in
@@ -500,4 +535,11 @@ public enum ByteCount {
         while value >= 1000, unit < units.count - 1 { value /= 1000; unit += 1 }
         return unit == 0 ? "\(bytes) B" : String(format: value < 10 ? "%.1f %@" : "%.0f %@", value, units[unit])
     }
+}
+
+private let tracing = ProcessInfo.processInfo.environment["REEL_TRACE"] != nil
+
+/// REEL_TRACE=1 logs every fetch.
+func trace(_ line: @autoclosure () -> String) {
+    if tracing { FileHandle.standardError.write(Data("reeld: cache: \(line())\n".utf8)) }
 }

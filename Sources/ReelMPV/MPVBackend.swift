@@ -1,5 +1,6 @@
 import CMPV
 import Foundation
+import ReelCache
 import ReelCore
 
 /// The libmpv backend: performs the engine's backend effects and turns mpv
@@ -33,6 +34,14 @@ public final class MPVBackend {
     /// What each of our mpv playlist entries plays, and when the playing one was opened.
     private var uris: [Int64: String] = [:]
     private var openedAt: MonotonicTime = 0
+    /// Remote files are read through the cache; nil plays URLs directly.
+    private let stream: CacheStream?
+    /// Classifications of URLs mpv is about to open, from the cache's threads.
+    private let classified: Inbox<(hook: UInt64, url: String, kind: ResourceKind)>
+    /// What reads of the cache ran into (stalls, failures), by URL.
+    private let streamNews: Inbox<(url: String, news: CacheStream.News)>
+    /// The on_load hook mpv waits on while the cache looks at a URL.
+    private var pendingHook: (id: UInt64, url: String)?
 
     private enum Observed: UInt64 { case timePos = 1, pausedForCache = 2, audioPts = 3 }
     /// Whether the playing file's position samples come from `audio-pts`, the
@@ -47,10 +56,13 @@ public final class MPVBackend {
         public var videoOutput: String?
         /// How long a network read may wait, in seconds; then the entry fails.
         public var networkTimeout: Int
-        public init(audioOutput: String? = nil, videoOutput: String? = nil, networkTimeout: Int = 15) {
+        /// The cache remote media are read through.
+        public var cache: Cache?
+        public init(audioOutput: String? = nil, videoOutput: String? = nil, networkTimeout: Int = 15, cache: Cache? = nil) {
             self.audioOutput = audioOutput
             self.videoOutput = videoOutput
             self.networkTimeout = networkTimeout
+            self.cache = cache
         }
     }
 
@@ -71,6 +83,11 @@ public final class MPVBackend {
             _ = fcntl(fd, F_SETFL, O_NONBLOCK)
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         }
+        classified = Inbox(wakeupFD: fds[1])
+        streamNews = Inbox(wakeupFD: fds[1])
+        stream = options.cache.map(CacheStream.init)
+        let newsInbox = streamNews
+        stream?.onNews = { url, news in newsInbox.post((url, news)) }
 
         var settings: [(String, String)] = [
             ("idle", "yes"), ("terminal", "no"), ("config", "no"), ("load-scripts", "no"), ("ytdl", "no"),
@@ -97,6 +114,11 @@ public final class MPVBackend {
             throw MPVError("mpv_initialize failed: \(MPVError.describe(rc))")
         }
         mpv_request_log_messages(handle, "warn")
+        if let stream {
+            stream.register(with: handle)
+            // Before mpv opens a file, the cache says whether it reads through it.
+            mpv_hook_add(handle, 0, "on_load", 50)
+        }
         // Closing the video window hides the video; the sound goes on.
         command(["define-section", "reel", "CLOSE_WIN script-message \(Self.windowClosedMessage)", "force"])
         command(["enable-section", "reel"])
@@ -125,6 +147,7 @@ public final class MPVBackend {
     public func perform(_ effect: Effect) -> [BackendEvent] {
         switch effect {
         case .load(let token, let uri, let start, let paused):
+            releaseHook()
             setFlag("pause", paused)
             self.paused = paused
             pausedSeekTarget = nil
@@ -135,6 +158,8 @@ public final class MPVBackend {
             tokens = [id: token]
             uris = [id: uri]
         case .queueNext(let token, let uri, let start):
+            // Fetched ahead, so that it starts without a gap.
+            if Self.isRemote(uri) { stream?.cache.classify(uri) { _ in } }
             dropQueued()
             guard let id = loadFile(uri, mode: "append", start: start) else {
                 return [.failed(token, reason: lastCommandError)]
@@ -144,6 +169,7 @@ public final class MPVBackend {
         case .unqueueNext:
             dropQueued()
         case .unload:
+            releaseHook()
             command(["stop"])
             pausedSeekTarget = nil
         case .setPaused(let paused):
@@ -234,6 +260,22 @@ public final class MPVBackend {
         while let event = mpv_wait_event(handle, 0), event.pointee.event_id != MPV_EVENT_NONE {
             if let translated = translate(event.pointee) { events.append(translated) }
         }
+        for (hook, url, kind) in classified.take() where pendingHook?.id == hook {
+            continueHook(url, kind)
+        }
+        for (url, news) in streamNews.take() {
+            switch news {
+            case .stalled(let stalled):
+                // A read of the playing file waiting on the network stalls playback, as mpv's own cache would.
+                if let token = currentToken, let entry = playingEntry, uris[entry] == url, !opening {
+                    events.append(.buffering(token, stalled))
+                }
+            case .failed(let reason):
+                for (entry, uri) in uris where uri == url {
+                    if let token = tokens[entry] { events.append(.failed(token, reason: reason)) }
+                }
+            }
+        }
         if let (token, reason, detail) = failure {
             failure = nil
             events.append(.failed(token, reason: detail.map { "\(reason): \($0)" } ?? reason))
@@ -252,6 +294,10 @@ public final class MPVBackend {
             return currentToken.map { .started($0) }
         case MPV_EVENT_IDLE:
             return .idle
+        case MPV_EVENT_HOOK:
+            guard let hook = event.data?.assumingMemoryBound(to: mpv_event_hook.self).pointee else { return nil }
+            hookCalled(hook.id)
+            return nil
         case MPV_EVENT_CLIENT_MESSAGE:
             guard let message = event.data?.assumingMemoryBound(to: mpv_event_client_message.self).pointee,
                   message.num_args > 0, let first = message.args[0],
@@ -272,6 +318,11 @@ public final class MPVBackend {
             case MPV_END_FILE_REASON_EOF: return .endOfFile(token)
             case MPV_END_FILE_REASON_ERROR:
                 failure = (token, MPVError.describe(end.error), openingError)
+                if let uri = uris[end.playlist_entry_id], let why = stream?.takeFailure(uri) {
+                    // The cache knows what the server did; mpv saw only a failed read.
+                    failure = (token, why, nil)
+                    return nil
+                }
                 if let uri = uris[end.playlist_entry_id], uri.hasPrefix("http"),
                    monotonicNow() - openedAt >= MonotonicTime(networkTimeout) * 900_000 {
                     // mpv says only "Failed to open"; the wait says why.
@@ -326,6 +377,49 @@ public final class MPVBackend {
     }
 
     private var currentToken: LoadToken? { playingEntry.flatMap { tokens[$0] } }
+
+    // MARK: The cache
+
+    /// Whether remote files are read through the cache.
+    public var readsThroughCache: Bool { stream != nil }
+
+    static func isRemote(_ uri: String) -> Bool {
+        let lower = uri.prefix(8).lowercased()
+        return lower.hasPrefix("http://") || lower.hasPrefix("https://")
+    }
+
+    /// mpv is about to open a file: remote files wait for the cache to look at them.
+    private func hookCalled(_ id: UInt64) {
+        var name: UnsafeMutablePointer<CChar>?
+        mpv_get_property(handle, "stream-open-filename", MPV_FORMAT_STRING, &name)
+        let url = name.map { String(cString: $0) } ?? ""
+        mpv_free(name)
+        guard let stream, Self.isRemote(url) else {
+            mpv_hook_continue(handle, id)
+            return
+        }
+        pendingHook = (id, url)
+        let inbox = classified
+        stream.cache.classify(url) { kind in inbox.post((id, url, kind)) }
+    }
+
+    /// Media read through the cache; live streams and playlists go to mpv as they are.
+    private func continueHook(_ url: String, _ kind: ResourceKind) {
+        guard let stream, let hook = pendingHook else { return }
+        pendingHook = nil
+        switch kind {
+        case .media: mpv_set_property_string(handle, "stream-open-filename", stream.name(for: url))
+        case .failed(let reason): mpv_set_property_string(handle, "stream-open-filename", stream.name(for: url, failure: reason))
+        case .live: break
+        }
+        mpv_hook_continue(handle, hook.id)
+    }
+
+    /// mpv waits on a hook even to abort a load: a replaced load lets it go at once.
+    private func releaseHook() {
+        guard let hook = pendingHook else { return }
+        continueHook(hook.url, .failed("replaced"))
+    }
 
     private func sample(_ seconds: Double, _ token: LoadToken) -> BackendEvent? {
         if let pausedSeekTarget { return .position(token, pausedSeekTarget) }
@@ -388,6 +482,27 @@ public final class MPVBackend {
 private extension String {
     func leftPadded(to width: Int) -> String {
         count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}
+
+/// Results from other threads for the loop, which wake it through mpv's wakeup pipe.
+private final class Inbox<Item: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var items: [Item] = []
+    private let wakeupFD: Int32
+    init(wakeupFD: Int32) { self.wakeupFD = wakeupFD }
+
+    func post(_ item: Item) {
+        lock.withLock { items.append(item) }
+        var byte: UInt8 = 1
+        _ = write(wakeupFD, &byte, 1)
+    }
+
+    func take() -> [Item] {
+        lock.withLock {
+            defer { items.removeAll() }
+            return items
+        }
     }
 }
 

@@ -29,11 +29,15 @@ enum ConfigFile {
             case ("video", "false"), ("video", "no"): options.video = false
             case ("network-timeout", let value) where Int(value).map({ (1...3600).contains($0) }) == true:
                 options.networkTimeout = Int(value)!
+            case ("cache-size", let value) where ByteSize.parse(value) != nil:
+                options.cacheSize = ByteSize.parse(value)!
+            case ("readahead", let value) where (ByteSize.parse(value) ?? 0) >= 64 << 10:
+                options.readahead = ByteSize.parse(value)!
             case ("replaygain", let value) where ReplayGain(rawValue: value) != nil:
                 options.replayGain = ReplayGain(rawValue: value)!
-            case ("ao", _), ("vo", _), ("video", _), ("replaygain", _), ("network-timeout", _):
+            case ("ao", _), ("vo", _), ("video", _), ("replaygain", _), ("network-timeout", _), ("cache-size", _), ("readahead", _):
                 warnings.append("\(at): bad value for \(parts[0]): \(parts[1])")
-            default: warnings.append("\(at): unknown setting \(parts[0]) (known: ao, vo, video, replaygain, network-timeout)")
+            default: warnings.append("\(at): unknown setting \(parts[0]) (known: ao, vo, video, replaygain, network-timeout, cache-size, readahead)")
             }
         }
         return warnings

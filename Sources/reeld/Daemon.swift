@@ -18,7 +18,11 @@ final class Daemon: PlayerHost {
     private let art: CoverArt
     /// Wakes the loop at the engine's deadline (a queued entry becoming audible).
     private let timer = DeadlineTimer()
-    private lazy var prober = TagProber(results: tasks)
+    private lazy var prober: TagProber = {
+        let prober = TagProber(results: tasks)
+        prober.probesRemote = !backend.readsThroughCache
+        return prober
+    }()
     let library: LibraryBridge
     /// Results of work done off the loop (imports, cover art, probes, library writes).
     let tasks: Mailbox<LoopTask>

@@ -9,6 +9,10 @@ struct Options {
     var video = false
     var replayGain = ReplayGain.off
     var networkTimeout = 15
+    /// Bytes the cache of remote media may hold.
+    var cacheSize: Int64 = 2 << 30
+    /// Bytes of a remote file fetched ahead of playback.
+    var readahead: Int64 = 4 << 20
     var instance = false
     var fresh = false
     var files: [String] = []
@@ -27,13 +31,17 @@ struct Options {
           --vo NAME      mpv video output (for example gpu, x11); default: mpv's choice
           --replaygain MODE  level files by their ReplayGain tags: off, track or album (default: off)
           --network-timeout SECONDS  how long an http(s) source may keep silent before it fails (default: 15)
+          --cache-size SIZE  how much the cache of remote media may hold, e.g. 500M or 2G; 0 streams
+                         remote media without caching them (default: 2G)
+          --readahead SIZE   how far ahead of playback remote files are fetched (default: 4M)
           --instance     own org.mpris.MediaPlayer2.reel.instance<PID> instead
           --fresh        start with an empty queue instead of the one stored last time
           --help         show this help
           --version      show the version
 
-        defaults for --ao, --vo, --video, --replaygain and --network-timeout: $XDG_CONFIG_HOME/reel/reeld.conf
-          (ao = NAME, vo = NAME, video = true|false, replaygain = off|track|album, network-timeout = SECONDS)
+        defaults for the options with values: $XDG_CONFIG_HOME/reel/reeld.conf
+          (ao = NAME, vo = NAME, video = true|false, replaygain = off|track|album, network-timeout = SECONDS,
+           cache-size = SIZE, readahead = SIZE)
         environment: DBUS_SESSION_BUS_ADDRESS, XDG_CACHE_HOME, XDG_DATA_HOME, XDG_CONFIG_HOME
         """
 
@@ -65,6 +73,11 @@ struct Options {
                     return .exit(2, "reeld: --network-timeout needs a number of seconds (1 to 3600)\n\n" + usage)
                 }
                 options.networkTimeout = seconds
+            case "--cache-size", "--readahead":
+                guard let size = rest.popFirst().flatMap(ByteSize.parse), size >= (arg == "--readahead" ? 64 << 10 : 0) else {
+                    return .exit(2, "reeld: \(arg) needs a size such as 512K, 4M or 2G\n\n" + usage)
+                }
+                if arg == "--readahead" { options.readahead = size } else { options.cacheSize = size }
             case "--paused": options.startPaused = true
             case "--video": options.video = true
             case "--instance": options.instance = true
@@ -79,3 +92,19 @@ struct Options {
 }
 
 let reelVersion = "0.1.0"
+
+/// Sizes as people write them: 4096, 512K, 4M, 2G (powers of 1024).
+enum ByteSize {
+    static func parse(_ text: String) -> Int64? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces).uppercased()
+        let units: [Character: Int64] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40]
+        var digits = Substring(trimmed)
+        if digits.hasSuffix("B"), digits.count > 1, units[digits[digits.index(before: digits.index(before: digits.endIndex))]] != nil {
+            digits = digits.dropLast()
+        }
+        let unit = digits.last.flatMap { units[$0] } ?? 1
+        if unit > 1 { digits = digits.dropLast() }
+        guard let value = Int64(digits), value >= 0, value <= Int64.max / unit else { return nil }
+        return value * unit
+    }
+}

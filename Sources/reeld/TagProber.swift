@@ -19,8 +19,13 @@ final class TagProber {
     }
 
     /// Probes the entry's URI unless its length is known (then it was probed or played before).
+    /// Whether remote entries are probed (over the network, with ffprobe).
+    var probesRemote = true
+
     func probeIfUnknown(_ entry: QueueEntry) {
-        guard entry.metadata.length == nil else { return }
+        // Remote entries read through the cache learn their tags when they load:
+        // a probe of its own would fetch their bytes a second time.
+        guard entry.metadata.length == nil, !(probesRemote == false && entry.isRemote) else { return }
         if waiting[entry.uri] != nil { waiting[entry.uri]!.append(entry.id); return }
         waiting[entry.uri] = [entry.id]
         let (uri, results) = (entry.uri, results)

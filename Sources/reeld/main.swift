@@ -1,4 +1,5 @@
 import Foundation
+import ReelCache
 import ReelCore
 import ReelDBus
 import ReelMPRIS
@@ -44,15 +45,30 @@ do {
     exit(1)
 }
 
+let cacheHome = environment["XDG_CACHE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+    ?? NSHomeDirectory() + "/.cache"
+let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+    ?? NSHomeDirectory() + "/.local/share"
+var cacheSettings = CacheSettings()
+cacheSettings.readahead = options.readahead
+cacheSettings.timeout = options.networkTimeout
+let cache: Cache?
+if options.cacheSize == 0 {
+    cache = nil   // no cache: mpv streams remote media itself
+} else { do {
+    cache = try Cache(directory: URL(fileURLWithPath: cacheHome + "/reel/http"),
+                      mediaStore: URL(fileURLWithPath: dataHome + "/reel/media"), limit: options.cacheSize, settings: cacheSettings)
+} catch {
+    log("\(error); playing remote media without the cache")
+    cache = nil
+} }
+
 let backend: MPVBackend
 do { backend = try MPVBackend(options: .init(audioOutput: options.audioOutput, videoOutput: options.videoOutput,
-                                               networkTimeout: options.networkTimeout)) } catch {
+                                               networkTimeout: options.networkTimeout, cache: cache)) } catch {
     log("cannot start libmpv: \(error)")
     exit(1)
 }
-
-let cacheHome = environment["XDG_CACHE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-    ?? NSHomeDirectory() + "/.cache"
 let tasks = Mailbox<LoopTask>()
 let library = LibraryBridge(path: Library.defaultPath(environment: environment), outcomes: tasks)
 if let problem = library.openError { log("\(problem); playing without a library") }

@@ -71,10 +71,10 @@ final class NetworkFaultTests: DaemonTestCase {
     }
 
     func testHelpersStillRunningDieWithTheDaemon() throws {
-        // The queued URL is probed with ffprobe, which waits on the silent server.
+        // Without the cache, the queued URL is probed with ffprobe, which waits on the silent server.
         let url = try serve("silent")
         let port = try XCTUnwrap(URL(string: url)?.port)
-        try startDaemon([media.tones[0]], ["--paused"])
+        try startDaemon([media.tones[0]], ["--paused", "--cache-size", "0"])
         XCTAssertEqual(try reel("add", url).0, 0)
         let deadline = Date().addingTimeInterval(5)
         while probes(port).isEmpty, Date() < deadline { listen(for: 0.05) }
