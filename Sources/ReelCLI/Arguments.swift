@@ -25,6 +25,13 @@ public enum CLICommand: Equatable, Sendable {
     case playlistSave(String)
     case playlistLoad(String)
     case playlistList(json: Bool)
+    case download([String], background: Bool)
+    case cancelDownload([String])
+    case cacheList(json: Bool)
+    case cachePath(String)
+    case cacheClear(String?)
+    case cacheSize
+    case sync(String, download: Bool, background: Bool)
     case help
     case version
 }
@@ -65,6 +72,12 @@ public enum Arguments {
           lib play ID|QUERY            queue and play
           playlist save NAME | playlist load NAME | playlist ls [--json]
 
+          download [--background] ID|URL ...   keep remote media for offline play, with progress
+          download --cancel URL ...
+          sync [--no-download] [--background] FEED   catalogue a podcast feed (RSS, Atom), an M3U or
+                                       a JSON catalogue, and download what is not downloaded yet
+          cache ls [--json] | cache path URL | cache clear [URL] | cache size
+
           --player NAME   talk to org.mpris.MediaPlayer2.NAME (default: reel)
         """
 
@@ -85,7 +98,7 @@ public enum Arguments {
         guard let verb = rest.popFirst() else { return (options, .status(json: false, follow: false)) }
         // "--" ends the options: what follows is taken as it is, even "-name.ogg".
         var operands = Array(rest)
-        if verb == "add" || verb == "lib" || verb == "library", let end = operands.firstIndex(of: "--") {
+        if ["add", "lib", "library", "download", "sync"].contains(verb), let end = operands.firstIndex(of: "--") {
             operands.remove(at: end)
         }
         func flags(_ allowed: Set<String>) throws -> Set<String> {
@@ -161,6 +174,29 @@ public enum Arguments {
             case ("ls", _) where operands.dropFirst().allSatisfy({ $0 == "--json" }):
                 command = .playlistList(json: operands.contains("--json"))
             default: throw UsageError("playlist takes save NAME, load NAME or ls [--json]")
+            }
+        case "download", "dl":
+            let options = operands.filter { $0.hasPrefix("--") }
+            let items = operands.filter { !$0.hasPrefix("--") }
+            for o in options where !["--background", "--cancel"].contains(o) { throw UsageError("download: unknown option \(o)") }
+            guard !items.isEmpty else { throw UsageError("download needs at least one ID or URL") }
+            command = options.contains("--cancel") ? .cancelDownload(items)
+                : .download(items, background: options.contains("--background"))
+        case "sync":
+            let options = operands.filter { $0.hasPrefix("--") }
+            let feeds = operands.filter { !$0.hasPrefix("--") }
+            for o in options where !["--background", "--no-download"].contains(o) { throw UsageError("sync: unknown option \(o)") }
+            guard feeds.count == 1 else { throw UsageError("sync takes one FEED (a path or URL)") }
+            command = .sync(feeds[0], download: !options.contains("--no-download"), background: options.contains("--background"))
+        case "cache":
+            switch (operands.first, operands.count) {
+            case ("ls", _) where operands.dropFirst().allSatisfy({ $0 == "--json" }):
+                command = .cacheList(json: operands.contains("--json"))
+            case ("path", 2): command = .cachePath(operands[1])
+            case ("clear", 1): command = .cacheClear(nil)
+            case ("clear", 2): command = .cacheClear(operands[1])
+            case ("size", 1): command = .cacheSize
+            default: throw UsageError("cache takes ls [--json], path URL, clear [URL] or size")
             }
         case "help": command = .help
         default: throw UsageError("unknown command \(verb)")

@@ -54,13 +54,15 @@ public final class Client {
         case .video(nil): write(try get("Video", on: Client.reel).bool == true ? "on" : "off")
         case .libAdd, .libList, .libInfo, .libRemove, .libPlay, .libForget, .playlistSave, .playlistLoad, .playlistList:
             try runLibrary(command)
+        case .download, .cancelDownload, .cacheList, .cachePath, .cacheClear, .cacheSize, .sync:
+            try runCache(command)
         case .help, .version: break
         }
     }
 
 
-    func call(_ interface: String, _ method: String, _ args: [DBusValue] = []) throws -> [DBusValue] {
-        try connection.callMethod(bus, Client.path, interface, method, args)
+    func call(_ interface: String, _ method: String, _ args: [DBusValue] = [], timeoutMs: Int32 = 5_000) throws -> [DBusValue] {
+        try connection.callMethod(bus, Client.path, interface, method, args, timeoutMs: timeoutMs)
     }
 
     private func set(_ property: String, _ value: DBusValue, on interface: String = Client.player) throws {

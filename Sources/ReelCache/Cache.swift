@@ -1,4 +1,5 @@
 import Foundation
+import ReelCore
 
 /// One row of `reel cache ls`.
 public struct CacheEntry: Equatable, Sendable {

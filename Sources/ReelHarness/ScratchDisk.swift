@@ -58,7 +58,7 @@ public final class ScratchDisk: @unchecked Sendable {
         while let relative = walker?.nextObject() as? String {
             let path = dir.appendingPathComponent(relative).path
             var isDir: ObjCBool = false
-            FileManager.default.fileExists(atPath: path, isDirectory: &isDir)
+            _ = FileManager.default.fileExists(atPath: path, isDirectory: &isDir)
             try FileManager.default.setAttributes([.posixPermissions: isDir.boolValue ? folder : file], ofItemAtPath: path)
         }
         try FileManager.default.setAttributes([.posixPermissions: folder], ofItemAtPath: dir.path)

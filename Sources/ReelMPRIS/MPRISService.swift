@@ -6,16 +6,19 @@ import ReelDBus
 /// introspection XML, turns them into commands, and turns snapshot changes
 /// and engine announcements into signals.
 public final class MPRISService {
-    private let connection: Connection
+    let connection: Connection
     let host: PlayerHost
     let library: LibraryHost?
+    let cache: CacheHost?
     private let introspectionXML: String
     private let interfaces: [String: InterfaceSpec]
     private let version: String
     private var published: Snapshot
     private var publishedLibraryError: String?
 
-    public init(connection: Connection, host: PlayerHost, library: LibraryHost?, introspectionXML: String, version: String) {
+    public init(connection: Connection, host: PlayerHost, library: LibraryHost?, cache: CacheHost? = nil,
+                introspectionXML: String, version: String) {
+        self.cache = cache
         self.connection = connection
         self.host = host
         self.library = library
@@ -120,6 +123,9 @@ public final class MPRISService {
         case (MPRIS.reel, "QueuePage"):
             return queuePage(offset: Int(args[0].int64!), limit: Int(args[1].int64!))
         case (MPRIS.reel, "Clear"): try run(.clear)
+        case (MPRIS.reel, "Download"), (MPRIS.reel, "CancelDownload"), (MPRIS.reel, "CacheList"), (MPRIS.reel, "CachePath"),
+             (MPRIS.reel, "CacheClear"), (MPRIS.reel, "CacheSize"), (MPRIS.reel, "Sync"):
+            return try dispatchCache(message, member, args)
         case (MPRIS.reel, _), (MPRIS.playlists, _):
             return try dispatchLibrary(message, interface, member, args)
         default:
@@ -155,6 +161,10 @@ public final class MPRISService {
     }
 
     private func read(_ interface: String, _ name: String) throws -> DBusValue {
+        if interface == MPRIS.reel, name == "CacheFill" {
+            let fill = cache?.cacheFill
+            return .structure([.int64(fill?.present ?? -1), .int64(fill.map { $0.length ?? -1 } ?? -1)])
+        }
         guard let value = interface == MPRIS.playlists ? libraryProperty(name)
                 : PropertyValues.value(interface, name, host: host, version: version) else {
             throw BusError.unknownProperty("no property \(name) in \(interface)")

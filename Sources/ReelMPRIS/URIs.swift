@@ -38,6 +38,12 @@ public enum URIValidator {
         return schemes.contains(scheme)
     }
 
+    /// An http(s) URL with a host.
+    public static func isRemote(_ text: String) -> Bool {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased() else { return false }
+        return (scheme == "http" || scheme == "https") && !(url.host ?? "").isEmpty
+    }
+
     /// Like `validate`, but a local M3U/M3U8/PLS playlist becomes its entries
     /// (those that can be played; the rest are left out), so that mpv never
     /// expands a playlist behind the engine's back.

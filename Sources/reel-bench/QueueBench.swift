@@ -47,7 +47,7 @@ struct QueueBench {
             }))
             figures.changes.append(("remove 1 entry, \(label)", try timed(probe, 20) {
                 guard let id = try trackIDs(probe, from: size / 2, count: 1).first else { return }
-                try probe.connection.callMethod(probe.name, MPRIS.objectPath, MPRIS.trackList, "RemoveTrack", [id])
+                _ = try probe.connection.callMethod(probe.name, MPRIS.objectPath, MPRIS.trackList, "RemoveTrack", [id])
             }))
             figures.changes.append(("Next, \(label)", try timed(probe, 20) { try probe.player("Next") }))
         }

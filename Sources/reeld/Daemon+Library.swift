@@ -1,5 +1,7 @@
 import Foundation
+import ReelCache
 import ReelCore
+import ReelDBus
 import ReelLibrary
 import ReelMPRIS
 
@@ -11,6 +13,9 @@ enum LoopTask: Sendable {
     case libraryWrite(LibraryWriter.Outcome)
     /// A probe of this URI finished (nil: it could not be read).
     case tags(String, TrackMetadata?)
+    case downloadProgress(String, Int64, Int64?)
+    case downloadDone(String, Result<String, CacheError>)
+    case syncDone(job: Int, Result<(added: Int, known: Int, downloading: [String]), BusError>)
 }
 
 extension Daemon: LibraryHost {

@@ -1,4 +1,5 @@
 import Foundation
+import ReelCache
 import ReelCore
 import ReelDBus
 import ReelLibrary
@@ -9,9 +10,14 @@ import ReelMPV
 /// All engine state is touched on this thread only.
 final class Daemon: PlayerHost {
     private(set) var engine = Engine(seed: UInt64(truncatingIfNeeded: monotonicNow()))
-    private let backend: MPVBackend
+    let backend: MPVBackend
+    /// The cache of remote media; nil with cache-size 0.
+    let cache: Cache?
+    /// URLs downloading now.
+    var downloads = Set<String>()
+    private var syncs: [Int: (Result<(added: Int, known: Int, downloading: [String]), BusError>) -> Void] = [:]
     private let connection: Connection
-    private var mpris: MPRISService?
+    private(set) var mpris: MPRISService?
     /// Engine announcements of this loop turn, for the MPRIS adapter.
     private var announcements: [Effect] = []
     private var quitting = false
@@ -34,16 +40,17 @@ final class Daemon: PlayerHost {
 
     /// `settings` are applied before clients can see anything, so that they
     /// read as the start-up state rather than as changes.
-    init(connection: Connection, backend: MPVBackend, introspectionXML: String, cacheDir: URL, library: LibraryBridge,
-         tasks: Mailbox<LoopTask>, settings: [Command]) {
+    init(connection: Connection, backend: MPVBackend, cache: Cache?, introspectionXML: String, cacheDir: URL,
+         library: LibraryBridge, tasks: Mailbox<LoopTask>, settings: [Command]) {
         self.connection = connection
+        self.cache = cache
         self.tasks = tasks
         self.backend = backend
         self.library = library
         art = CoverArt(cacheDir: cacheDir.appendingPathComponent("art"), results: tasks)
         for command in settings { _ = run(command) }
         mpris = MPRISService(connection: connection, host: self, library: library.library == nil ? nil : self,
-                             introspectionXML: introspectionXML, version: reelVersion)
+                             cache: cache == nil ? nil : self, introspectionXML: introspectionXML, version: reelVersion)
     }
 
     // MARK: PlayerHost
@@ -75,8 +82,17 @@ final class Daemon: PlayerHost {
         return nextJob
     }
 
+    func startSync(_ done: @escaping (Result<(added: Int, known: Int, downloading: [String]), BusError>) -> Void) -> Int {
+        nextJob += 1
+        syncs[nextJob] = done
+        return nextJob
+    }
+
     private func handle(_ task: LoopTask) {
         switch task {
+        case .downloadProgress(let url, let present, let length): mpris?.downloadProgress(url, present: present, length: length)
+        case .downloadDone(let url, let result): downloadEnded(url, result)
+        case .syncDone(let job, let result): if let done = syncs.removeValue(forKey: job) { syncEnded(result, done) }
         case .importProgress(let job, let done, let total): jobs[job]?.progress(done, total)
         case .importDone(let job, let summary): jobs.removeValue(forKey: job)?.done(summary)
         case .libraryWrite(let outcome): _ = library.take(outcome, engine: &engine)

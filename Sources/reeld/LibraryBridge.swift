@@ -14,7 +14,9 @@ final class LibraryBridge {
     /// Closed while writes fail (SQLite would keep a file it opened read-only
     /// so for every connection of the process), reopened when they work again.
     private(set) var library: Library?
-    private let path: String
+    private let file: String
+    /// The library's file, while it could be opened.
+    var path: String? { library == nil ? nil : file }
     /// Why the library could not be opened.
     let openError: String?
     private let writer: LibraryWriter?
@@ -24,10 +26,10 @@ final class LibraryBridge {
     private var storedState: QueueState?
 
     /// Why the library is unavailable or not being written to, if it is.
-    var problem: String? { openError ?? writeError.map { "cannot write \(path): \($0)" } }
+    var problem: String? { openError ?? writeError.map { "cannot write \(file): \($0)" } }
 
     init(path: String, outcomes: Mailbox<LoopTask>) {
-        self.path = path
+        file = path
         do {
             library = try Library(path: path)
             openError = nil
@@ -122,7 +124,7 @@ final class LibraryBridge {
             writeFailed(why)
             return true
         case .recovered:
-            if library == nil { library = try? Library(path: path, check: false) }
+            if library == nil { library = try? Library(path: file, check: false) }
             guard writeError != nil else { return false }
             writeError = nil
             log("library: writes go through again")

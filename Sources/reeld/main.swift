@@ -72,10 +72,11 @@ do { backend = try MPVBackend(options: .init(audioOutput: options.audioOutput, v
 let tasks = Mailbox<LoopTask>()
 let library = LibraryBridge(path: Library.defaultPath(environment: environment), outcomes: tasks)
 if let problem = library.openError { log("\(problem); playing without a library") }
-let daemon = Daemon(connection: connection, backend: backend, introspectionXML: xml,
+let daemon = Daemon(connection: connection, backend: backend, cache: cache, introspectionXML: xml,
                     cacheDir: URL(fileURLWithPath: cacheHome).appendingPathComponent("reel"), library: library, tasks: tasks,
                     settings: [.setReplayGain(options.replayGain), .setVideo(options.video)])
 let restored = options.fresh ? 0 : daemon.restoreQueue()
+daemon.resumeDownloads()
 
 var uris: [String] = []
 for file in options.files {

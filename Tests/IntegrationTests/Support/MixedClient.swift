@@ -29,12 +29,12 @@ final class MixedClient {
 
     func step(using rng: inout SplitMix64) throws {
         switch Int.random(in: 0..<10, using: &rng) {
-        case 0, 1, 2 where own.count < 20:
+        case 0...2 where own.count < 20:
             let added = try call(MPRIS.reel, "Add", [.strings([file]), .boolean(false)]).first?.array ?? []
             for path in added { if let id = path.string.flatMap(TrackID.entry) { own.insert(id.raw) } }
-        case 0, 1, 2, 3, 4:
+        case 0...4:
             guard let id = own.randomElement(using: &rng) else { return }
-            try call(MPRIS.trackList, "RemoveTrack", [.objectPath(TrackID.path(EntryID(id)))])
+            _ = try call(MPRIS.trackList, "RemoveTrack", [.objectPath(TrackID.path(EntryID(id)))])
             own.remove(id)
         case 5:
             let maps = try call(MPRIS.trackList, "GetTracksMetadata",

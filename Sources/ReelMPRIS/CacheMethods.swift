@@ -1,0 +1,85 @@
+import ReelCache
+import ReelDBus
+
+/// What the adapter needs from the daemon for the cache, downloads and
+/// feeds. Every call happens on the loop thread; `sync` answers there too.
+public protocol CacheHost: AnyObject {
+    /// Starts downloading URLs or library item ids (as text); returns the URLs.
+    func download(_ items: [String]) throws -> [String]
+    func cancelDownload(_ url: String) -> Bool
+    func cacheEntries() -> [CacheEntry]
+    func cachePath(_ url: String) -> String?
+    /// Drops `url` (nil: everything not in use); how many were dropped.
+    func clearCache(_ url: String?) -> Int
+    var cacheSize: (bytes: Int64, limit: Int64) { get }
+    /// The current entry's fill, when it is read through the cache.
+    var cacheFill: (present: Int64, length: Int64?)? { get }
+    /// Reads a feed off the loop, catalogues it and starts its downloads.
+    func sync(_ feed: String, download: Bool,
+              done: @escaping (Result<(added: Int, known: Int, downloading: [String]), BusError>) -> Void)
+}
+
+extension MPRISService {
+    static let errorNotCached = "dev.reel.Error.NotCached"
+    static let errorNoCache = "dev.reel.Error.NoCache"
+
+    /// Handles a cache call; nil means the reply comes later.
+    func dispatchCache(_ message: Message, _ member: String, _ args: [DBusValue]) throws -> [DBusValue]? {
+        guard let cache else {
+            throw BusError(Self.errorNoCache, "there is no cache (reeld runs with cache-size 0, or it could not be opened)")
+        }
+        switch member {
+        case "Download":
+            return [.strings(try cache.download(args[0].stringArray ?? []))]
+        case "CancelDownload":
+            return [.boolean(cache.cancelDownload(args[0].string!))]
+        case "CacheList":
+            let rows = cache.cacheEntries().map { entry -> DBusValue in
+                .structure([.string(entry.url), .int64(entry.length ?? -1), .int64(entry.present), .int64(entry.lastRead),
+                            .string(entry.downloaded ?? "")])
+            }
+            return [.array(elementSignature: "(sxxxs)", rows)]
+        case "CachePath":
+            let url = args[0].string!
+            guard let path = cache.cachePath(url) else {
+                throw BusError(Self.errorNotCached, "no complete copy of \(url) (reel cache ls shows what is cached)")
+            }
+            return [.string(path)]
+        case "CacheClear":
+            let url = args[0].string!
+            return [.uint32(UInt32(cache.clearCache(url.isEmpty ? nil : url)))]
+        case "CacheSize":
+            let size = cache.cacheSize
+            return [.int64(size.bytes), .int64(size.limit)]
+        case "Sync":
+            let feed = args[0].string!
+            guard URIValidator.isAbsolute(feed) else {
+                throw BusError.invalidArgs("Sync takes an absolute path or an http(s) URL, not \"\(feed)\"")
+            }
+            cache.sync(feed, download: args[1].bool!) { [weak self] result in
+                switch result {
+                case .success(let done):
+                    self?.reply(to: message, [.uint32(UInt32(done.added)), .uint32(UInt32(done.known)), .strings(done.downloading)])
+                case .failure(let error):
+                    if let reply = message.makeError(error) { self?.connection.enqueue(reply) }
+                    self?.flush()
+                }
+            }
+            return nil
+        default:
+            throw BusError.unknownMethod("dev.reel.Daemon1.\(member) is not implemented")
+        }
+    }
+
+    /// Signals a download's progress.
+    public func downloadProgress(_ url: String, present: Int64, length: Int64?) {
+        emit(MPRIS.reel, "DownloadProgress", [.string(url), .int64(present), .int64(length ?? -1)])
+        flush()
+    }
+
+    /// Signals the end of a download: its path, or why it failed.
+    public func downloadFinished(_ url: String, path: String?, error: String?) {
+        emit(MPRIS.reel, "DownloadFinished", [.string(url), .string(path ?? ""), .string(error ?? "")])
+        flush()
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+import ReelCache
+import ReelDBus
+import ReelLibrary
+import ReelMPRIS
+
+/// Downloads, feeds and the cache, for the extension interface.
+extension Daemon: CacheHost {
+    func download(_ items: [String]) throws -> [String] {
+        guard let cache else { throw BusError.failed("there is no cache") }
+        let urls = try items.map(remoteURL)
+        urls.forEach { startDownload($0, in: cache) }
+        return urls
+    }
+
+    /// A URL, or the remote URL of a library item given by id.
+    private func remoteURL(_ item: String) throws -> String {
+        if let id = Int64(item) {
+            guard let found = try libraryItem(id) else {
+                throw BusError(MPRIS.errorNoSuchItem, "no library item with id \(id)")
+            }
+            guard let url = found.remoteURL else {
+                throw BusError.invalidArgs("library item \(id) is a local file (\(found.localPath ?? "?")), not a URL")
+            }
+            return url
+        }
+        guard URIValidator.isRemote(item) else {
+            throw BusError(MPRIS.errorInvalidURI, "only http(s) URLs and library ids can be downloaded, not \"\(item)\"")
+        }
+        return item
+    }
+
+    /// Starts a download unless one of the URL runs; the library item gets the file when it is done.
+    func startDownload(_ url: String, in cache: Cache) {
+        guard downloads.insert(url).inserted else { return }
+        let mailbox = tasks
+        let libraryPath = library.path
+        cache.download(url, progress: { present, length in
+            mailbox.post(.downloadProgress(url, present, length))
+        }, done: { result in
+            var result = result
+            if case .success(let path) = result, let libraryPath {
+                do {
+                    _ = try Library(path: libraryPath, check: false).add(ProbedItem(localPath: path, remoteURL: url))
+                } catch {
+                    result = .failure(.io("stored as \(path), but the library cannot record it: \(error)"))
+                }
+            }
+            mailbox.post(.downloadDone(url, result))
+        })
+    }
+
+    func downloadEnded(_ url: String, _ result: Result<String, CacheError>) {
+        downloads.remove(url)
+        switch result {
+        case .success(let path):
+            log("downloaded \(url) to \(path)")
+            mpris?.downloadFinished(url, path: path, error: nil)
+        case .failure(let error):
+            log("cannot download \(url): \(error)")
+            mpris?.downloadFinished(url, path: nil, error: "\(error)")
+        }
+    }
+
+    func cancelDownload(_ url: String) -> Bool {
+        cache?.cancelDownload(url) ?? false
+    }
+
+    func cacheEntries() -> [CacheEntry] { cache?.entries() ?? [] }
+
+    func cachePath(_ url: String) -> String? { cache?.completePath(url) }
+
+    func clearCache(_ url: String?) -> Int { cache?.clear(url) ?? 0 }
+
+    var cacheSize: (bytes: Int64, limit: Int64) { (cache?.size ?? 0, cache?.limit ?? 0) }
+
+    var cacheFill: (present: Int64, length: Int64?)? {
+        guard let cache, backend.readsThroughCache, let current = engine.queue.current, current.isRemote else { return nil }
+        return cache.fill(of: current.uri)
+    }
+
+    func sync(_ feed: String, download: Bool,
+              done: @escaping (Result<(added: Int, known: Int, downloading: [String]), BusError>) -> Void) {
+        guard let cache else { return done(.failure(BusError.failed("there is no cache"))) }
+        guard let libraryPath = library.path else {
+            return done(.failure(BusError(MPRIS.errorNoLibrary, "the media library is unavailable")))
+        }
+        let job = startSync(done)
+        let (mailbox, timeout) = (tasks, cache.settings.timeout)
+        Thread.detachNewThread {
+            let outcome = Result<(Int, Int, [String]), BusError> { () throws(BusError) -> (Int, Int, [String]) in
+                let data: Data
+                if feed.hasPrefix("/") {
+                    guard let read = FileManager.default.contents(atPath: feed) else {
+                        throw BusError(MPRIS.errorNoSuchFile, "cannot read \(feed)")
+                    }
+                    data = read
+                } else {
+                    do { data = try HTTPDocument.get(feed, timeout: timeout) } catch {
+                        throw BusError.failed("cannot fetch \(feed): \(error)")
+                    }
+                }
+                let items: [ProbedItem]
+                do { items = try Feed.items(data, base: URL(string: feed.hasPrefix("/") ? "file://" + feed : feed)) } catch {
+                    throw BusError.invalidArgs("\(feed): \(error)")
+                }
+                let added: Int
+                do { added = try Library(path: libraryPath, check: false).addAll(items) } catch {
+                    throw BusError.failed("cannot add the feed's items to the library: \(error)")
+                }
+                let missing = download ? items.compactMap(\.remoteURL).filter {
+                    !FileManager.default.fileExists(atPath: cache.storedPath($0))
+                } : []
+                return (added, items.count - added, missing)
+            }
+            mailbox.post(.syncDone(job: job, outcome.map { (added: $0.0, known: $0.1, downloading: $0.2) }))
+        }
+    }
+
+    func syncEnded(_ result: Result<(added: Int, known: Int, downloading: [String]), BusError>,
+                   _ done: (Result<(added: Int, known: Int, downloading: [String]), BusError>) -> Void) {
+        if case .success(let outcome) = result, let cache {
+            outcome.downloading.forEach { startDownload($0, in: cache) }
+        }
+        done(result)
+    }
+
+    /// Downloads that were running when the daemon last stopped.
+    func resumeDownloads() {
+        guard let cache else { return }
+        for url in cache.pendingDownloads {
+            log("resuming the download of \(url)")
+            startDownload(url, in: cache)
+        }
+    }
+}
