@@ -35,7 +35,7 @@ let package = Package(
         .testTarget(name: "ReelMPRISTests", dependencies: ["ReelMPRIS"]),
         .testTarget(name: "ReelLibraryTests", dependencies: ["ReelLibrary", "ReelSQLite"]),
         .testTarget(name: "ReelCacheTests", dependencies: ["ReelCache", "ReelHarness"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["ReelDBus", "ReelMPRIS", "ReelHarness", "ReelLibrary", "ReelCache"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["ReelDBus", "ReelMPRIS", "ReelHarness", "ReelLibrary", "ReelCache", "ReelSQLite"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -22,7 +22,8 @@ final class HTTPTransfer: @unchecked Sendable {
         var headers: [String: String]
     }
 
-    enum Steer { case go, pause, stop }
+    /// `resetTimer`: go on, and do not count the time `steer` took as silence.
+    enum Steer { case go, pause, stop, resetTimer }
 
     enum Outcome: Equatable {
         /// The body ended cleanly.
@@ -148,6 +149,8 @@ final class HTTPTransfer: @unchecked Sendable {
                 paused = curl_easy_pause(easy, 1) == CURLE_OK
             case .go where paused:
                 paused = !(curl_easy_pause(easy, 0) == CURLE_OK)
+                run.lastByte = monotonicSeconds()
+            case .resetTimer:
                 run.lastByte = monotonicSeconds()
             default: break
             }

@@ -59,6 +59,11 @@ final class Resource: @unchecked Sendable {
     private var ignoresRanges = false
     /// The end of the last out-of-window fetch: a read there is a real seek.
     private var sideEnd: Int64?
+    private var sideSize = sideBytes
+    /// Side fetches in a row that brought nothing.
+    private var sideFailures = 0
+    /// Kept, so that side fetches reuse their connection; used by the fetcher thread only.
+    private let side = HTTPTransfer()
     private var unsynced: Int64 = 0
     private var persistedLastRead: Int64 = -1
     /// Bytes received from the network, for the statistics.
@@ -248,7 +253,13 @@ final class Resource: @unchecked Sendable {
         }
         if !downloading, wanted == nil, from >= horizon { return nil }
         let validator = record.etag.flatMap { $0.hasPrefix("W/") ? nil : $0 } ?? record.lastModified
-        return Plan(from: from, to: record.present.nextPresent(after: from), ifRange: record.present.isEmpty ? nil : validator)
+        // Resources are fetched in bounded chunks (the first one too, which
+        // tells the length), so that a transfer never
+        // runs into bytes a side fetch brought meanwhile, and stopping one
+        // (nobody wants its bytes any more) loses little in flight.
+        let chunk = downloading ? Self.downloadChunk : Self.chunk
+        let to = min(record.present.nextPresent(after: from) ?? Int64.max, from + chunk, record.length ?? Int64.max)
+        return Plan(from: from, to: to == Int64.max ? nil : to, ifRange: record.present.isEmpty ? nil : validator)
     }
 
     /// How far ahead bytes are wanted without a download.
@@ -291,8 +302,11 @@ final class Resource: @unchecked Sendable {
             let progressed = record.present.count > before
             switch outcome {
             case .completed:
-                if record.length == nil, let at = transferAt { record.length = at }
+                // A body that ended short of the range asked for (or a whole body) ended at the end.
+                if record.length == nil, let at = transferAt, at != plan.to { record.length = at }
                 attempts = 0
+            case .status(416) where record.length == nil:
+                record.length = plan.from
             case .stopped:
                 attempts = 0
             case .status(let code):
@@ -339,24 +353,36 @@ final class Resource: @unchecked Sendable {
     private func steer(_ plan: Plan) -> HTTPTransfer.Steer {
         cond.lock()
         guard interested, failure == nil, let at = transferAt else { cond.unlock(); return .stop }
-        // A wanted byte that has arrived since is no reason to move.
-        if let wanted, !record.present.contains(wanted), wanted < at || (!ignoresRanges && wanted >= at + Self.nearby) {
-            if wanted == sideEnd || ignoresRanges {
-                // Reading on from a side fetch: a real seek. Move the fetcher there.
+        // A read away from the transfer is served by side fetches, which grow
+        // while the reader reads on (a seek) and start before it catches up;
+        // the main transfer waits, paused, so that no byte in flight is lost.
+        // A wanted byte that has arrived since is no reason to fetch.
+        var target = wanted.flatMap { record.present.contains($0) ? nil : $0 }
+        if target == nil, readers > 0, let end = sideEnd, readPosition >= end - sideSize / 2, readPosition < end,
+           !record.present.contains(end), record.length.map({ end < $0 }) ?? true {
+            target = end
+        }
+        // Bytes the running request will bring are waited for.
+        let requestEnd = plan.to ?? Int64.max
+        if let target, target < at || (!ignoresRanges && target >= at + Self.nearby && target >= requestEnd) {
+            if ignoresRanges {
+                // Only a new request from the start reaches a byte behind this one.
                 cond.unlock()
                 return .stop
             }
-            // A read elsewhere (a demuxer probing the end): fetch a little there, then go on here.
-            let to = min(record.present.nextPresent(after: wanted) ?? Int64.max, wanted + Self.sideBytes,
+            sideSize = target == sideEnd ? min(sideSize * 2, max(settings.readahead, Self.sideBytes)) : Self.sideBytes
+            let to = min(record.present.nextPresent(after: target) ?? Int64.max, target + sideSize,
                          record.length ?? Int64.max)
             sideEnd = to
             cond.unlock()
-            sideFetch(from: wanted, to: to)
-            return .go
+            let started = Date()
+            sideFetch(from: target, to: to)
+            return Date().timeIntervalSince(started) > 0.1 ? .resetTimer : .go
         }
         // Far enough ahead: a reader's transfer waits (its connection open), and so
         // does a probe's for a while, for the reader that mpv is about to open.
-        let ahead = !downloading && wanted == nil && at >= horizon
+        // Behind a reader that moved on (side fetches serve it) counts as ahead too.
+        let ahead = !downloading && wanted == nil && (at >= horizon || (readers > 0 && at + Self.nearby < readPosition))
         let steer: HTTPTransfer.Steer = !ahead ? .go : readers > 0 || Date() < holdExpiry ? .pause : .stop
         cond.unlock()
         return steer
@@ -365,13 +391,14 @@ final class Resource: @unchecked Sendable {
     /// Bytes ahead of the transfer that a reader waits for rather than move it.
     private static let nearby: Int64 = 64 << 10
     private static let sideBytes: Int64 = 256 << 10
+    private static let chunk: Int64 = 1 << 20
+    private static let downloadChunk: Int64 = 16 << 20
 
     private func sideFetch(from: Int64, to: Int64) {
         trace("side fetch \(from)-\(to) of \(url)")
-        let side = HTTPTransfer()
         var at = from
         let ifRange = locked { record.etag.flatMap { $0.hasPrefix("W/") ? nil : $0 } ?? record.lastModified }
-        _ = side.run(HTTPTransfer.Request(url: url, from: from, to: to == Int64.max ? nil : to, ifRange: ifRange,
+        let outcome = side.run(HTTPTransfer.Request(url: url, from: from, to: to == Int64.max ? nil : to, ifRange: ifRange,
                                           timeout: settings.timeout),
                      steer: { [self] in locked { interested && failure == nil } ? .go : .stop },
                      onResponse: { [self] response in
@@ -396,6 +423,14 @@ final class Resource: @unchecked Sendable {
                          at += Int64(bytes.count)
                          return true
                      })
+        locked {
+            if at > from {
+                sideFailures = 0
+            } else if outcome != .stopped {
+                sideFailures += 1
+                if sideFailures > settings.retries { fail(describe(outcome)) }
+            }
+        }
     }
 
     /// Checks the response against what is stored; false stops the transfer.

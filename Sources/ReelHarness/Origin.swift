@@ -25,6 +25,8 @@ public final class Origin {
         public var etag = "\"v1\""
         /// No Content-Length: the body is chunked.
         public var chunked = false
+        /// Sends no faster than this.
+        public var bytesPerSecond: Int?
         public init() {}
     }
 
@@ -148,6 +150,7 @@ public final class Origin {
                             self.wfile.write(b'%x\r\n%s\r\n' % (len(piece), piece) if c.get('chunked') else piece)
                             self.wfile.flush()
                             count('/' + name, len(piece)); sent += len(piece); at += len(piece)
+                            if c.get('bytesPerSecond'): time.sleep(len(piece) / c['bytesPerSecond'])
                         if drop is not None and sent >= drop:
                             self.connection.shutdown(socket.SHUT_RDWR); self.close_connection = True; return
                         if stall is not None and sent >= stall:

@@ -408,7 +408,10 @@ public final class MPVBackend {
         guard let stream, let hook = pendingHook else { return }
         pendingHook = nil
         switch kind {
-        case .media: mpv_set_property_string(handle, "stream-open-filename", stream.name(for: url))
+        case .media:
+            mpv_set_property_string(handle, "stream-open-filename", stream.name(for: url))
+            // The cache reads ahead as far as it should; mpv's own cache would pull the whole file.
+            mpv_set_property_string(handle, "file-local-options/cache", "no")
         case .failed(let reason): mpv_set_property_string(handle, "stream-open-filename", stream.name(for: url, failure: reason))
         case .live: break
         }

@@ -1,0 +1,182 @@
+import Foundation
+import ReelCache
+import ReelDBus
+import ReelHarness
+import ReelMPRIS
+import ReelSQLite
+import XCTest
+
+/// Remote media through the cache, against a real origin on 127.0.0.1:
+/// offline replay, seeks into missing bytes, downloads, kill -9 and feeds.
+final class RemoteMediaTests: DaemonTestCase {
+    var origin: Origin!
+    var served: URL { home.appendingPathComponent("served") }
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        try FileManager.default.createDirectory(at: served, withIntermediateDirectories: true)
+        origin = try Origin(serving: served, home: home)
+    }
+
+    override func tearDown() {
+        origin?.stop()
+        super.tearDown()
+    }
+
+    /// An uncompressed tone of `seconds` (192 kB a second) in the served directory.
+    @discardableResult
+    func serve(_ name: String, seconds: Int, frequency: Int = 440) throws -> Data {
+        let file = served.appendingPathComponent(name)
+        try Tones.ffmpeg(["-f", "lavfi", "-i", "sine=frequency=\(frequency):duration=\(seconds):sample_rate=48000", "-ac", "2",
+                          file.path])
+        return try Data(contentsOf: file)
+    }
+
+    func bytesServed(_ name: String) -> Int { origin.served["/\(name)"] ?? 0 }
+
+    func lastError() throws -> String { try get("LastError", MPRIS.reel).string ?? "" }
+
+    func cacheFill() throws -> (Int64, Int64) {
+        guard case .structure(let fields) = try get("CacheFill", MPRIS.reel), fields.count == 2 else { return (-1, -1) }
+        return (fields[0].int64 ?? -1, fields[1].int64 ?? -1)
+    }
+
+    func testACachedFileReplaysWithTheOriginGone() throws {
+        let content = try serve("short.wav", seconds: 3)
+        try startDaemon()
+        try player("OpenUri", [.string(origin.url("short.wav"))])
+        try waitForStart()
+        let deadline = Date().addingTimeInterval(10)
+        while try cacheFill() != (Int64(content.count), Int64(content.count)), Date() < deadline { listen(for: 0.05) }
+        XCTAssertEqual(try cacheFill().0, Int64(content.count))
+        let (status, path) = try reel("cache", "path", origin.url("short.wav"))
+        XCTAssertEqual(status, 0, path)
+        XCTAssertEqual(FileManager.default.contents(atPath: path.trimmingCharacters(in: .newlines)), content)
+
+        origin.stop()
+        try player("Stop")
+        try player("OpenUri", [.string(origin.url("short.wav"))])
+        try waitForStart()
+        XCTAssertEqual(try self.status(), "Playing")
+        XCTAssertEqual(try lastError(), "")
+        XCTAssertEqual(bytesServed("short.wav"), content.count)
+    }
+
+    func testASeekIntoMissingBytesPlaysAndADownloadFetchesOnlyTheRest() throws {
+        let content = try serve("long.wav", seconds: 60)
+        try startDaemon([], ["--readahead", "256K"])
+        try player("OpenUri", [.string(origin.url("long.wav"))])
+        try waitForStart()
+        try seekCurrent(to: 40_000_000)
+        listen(for: 0.5)
+        XCTAssertEqual(try self.status(), "Playing")
+        XCTAssertEqual(Double(try position()), 40_500_000, accuracy: 300_000)
+        try seekCurrent(to: 1_000_000)
+        try seekCurrent(to: 41_000_000)
+        XCTAssertLessThan(bytesServed("long.wav"), content.count / 4, "fetched only around the read positions")
+
+        let (status, output) = try reel("download", origin.url("long.wav"))
+        XCTAssertEqual(status, 0, output)
+        let stored = try XCTUnwrap(output.split(separator: " ").last).trimmingCharacters(in: .newlines)
+        XCTAssertTrue(stored.hasPrefix(home.appendingPathComponent("data/reel/media").path), stored)
+        XCTAssertEqual(FileManager.default.contents(atPath: stored), content)
+        let ratio = Double(bytesServed("long.wav")) / Double(content.count)
+        XCTAssertLessThanOrEqual(ratio, 1.01, "fetched \(bytesServed("long.wav")) of \(content.count)")
+        // The library item now plays its local copy.
+        let item = try reel("lib", "ls", "--json").1
+        XCTAssertTrue(item.contains(stored), item)
+        let list = try reel("cache", "ls", "--json").1
+        XCTAssertTrue(list.contains("\"present\":\(content.count)") && list.contains(stored), list)
+    }
+
+    func testAnErrorStatusFailsTheEntryWithItAndTheQueueMovesOn() throws {
+        var control = Origin.Control()
+        control.status = 503
+        try origin.set(control)
+        try serve("gone.wav", seconds: 1)
+        try startDaemon()
+        try call(MPRIS.reel, "Add", [.strings([origin.url("gone.wav"), media.tones[1].absoluteString]), .boolean(true)])
+        let error = try XCTUnwrap(waitForSignal {
+            $0.changedProperties?["LastError"]?.string?.isEmpty == false
+        }?.changedProperties?["LastError"]?.string)
+        XCTAssertTrue(error.contains("HTTP 503 from 127.0.0.1"), error)
+        try waitForTitle("Tone 2")
+        XCTAssertTrue(try reel("status").1.contains("HTTP 503"))
+    }
+
+    func testADownloadKilledHalfwayKeepsOnlyTrueBytesAndResumes() throws {
+        let content = try serve("big.wav", seconds: 20)
+        var control = Origin.Control()
+        control.bytesPerSecond = 1_500_000
+        try origin.set(control)
+        try startDaemon()
+        XCTAssertEqual(try reel("download", "--background", origin.url("big.wav")).0, 0)
+        let index = home.appendingPathComponent("cache/reel/http/index.sqlite3").path
+        let deadline = Date().addingTimeInterval(10)
+        while bytesServed("big.wav") < content.count / 3, Date() < deadline { listen(for: 0.05) }
+        killDaemon()
+        let db = try Database(path: index)
+        let row = try XCTUnwrap(try db.query("SELECT key, ranges FROM resources").first)
+        let data = try Data(contentsOf: home.appendingPathComponent("cache/reel/http/\(row[0].text!).data"))
+        let claimed = try XCTUnwrap(ByteRanges(parsing: row[1].text ?? ""))
+        XCTAssertGreaterThan(claimed.count, 0)
+        XCTAssertLessThan(claimed.count, Int64(content.count))
+        for range in claimed.ranges {
+            XCTAssertEqual(data[Int(range.lowerBound)..<Int(range.upperBound)], content[Int(range.lowerBound)..<Int(range.upperBound)])
+        }
+
+        control.bytesPerSecond = nil
+        try origin.set(control)
+        try startDaemon()
+        let finished = waitForSignal(timeout: 20) { $0.member == "DownloadFinished" }
+        XCTAssertEqual(finished?.arguments.last?.string, "")
+        let path = try XCTUnwrap(finished?.arguments[1].string)
+        XCTAssertEqual(FileManager.default.contents(atPath: path), content)
+        // Fetched twice at most: what was not yet claimed (synced every MB) and what was in flight.
+        XCTAssertLessThanOrEqual(bytesServed("big.wav") - content.count, 1_500_000)
+    }
+
+    func testSyncCataloguesAFeedAndTheSecondRunFetchesNothing() throws {
+        try serve("episode1.wav", seconds: 1)
+        try serve("episode2.wav", seconds: 1, frequency: 660)
+        let feed = """
+            <?xml version="1.0"?>
+            <rss version="2.0" xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"><channel><title>Tones</title>
+            <itunes:image href="cover.jpg"/>
+            <item><title>Episode One</title><enclosure url="episode1.wav" type="audio/wav" length="1"/>
+              <itunes:duration>0:01</itunes:duration></item>
+            <item><title>Episode Two</title><enclosure url="\(origin.url("episode2.wav"))" type="audio/wav"/></item>
+            </channel></rss>
+            """
+        try feed.write(to: served.appendingPathComponent("feed.xml"), atomically: true, encoding: .utf8)
+        try startDaemon()
+        let (status, output) = try reel("sync", origin.url("feed.xml"))
+        XCTAssertEqual(status, 0, output)
+        XCTAssertTrue(output.contains("added 2") && output.contains("2 to download"), output)
+        let media = bytesServed("episode1.wav") + bytesServed("episode2.wav")
+        XCTAssertGreaterThan(media, 0)
+        let items = try reel("lib", "ls", "--json").1
+        XCTAssertTrue(items.contains("Episode One") && items.contains("Episode Two")
+                      && items.contains(home.appendingPathComponent("data/reel/media").path), items)
+
+        let (again, second) = try reel("sync", origin.url("feed.xml"))
+        XCTAssertEqual(again, 0, second)
+        XCTAssertTrue(second.contains("added 0, already known 2, 0 to download"), second)
+        XCTAssertEqual(bytesServed("episode1.wav") + bytesServed("episode2.wav"), media, "the second run fetched media")
+    }
+
+    func testAJSONCatalogueIsSyncedWithoutDownloadsOnRequest() throws {
+        try serve("a.wav", seconds: 1)
+        try #"[{"url": "a.wav", "title": "Item A"}, {"url": "ftp://example.org/x.wav"}, {"title": "no url"}]"#
+            .write(to: served.appendingPathComponent("catalogue.json"), atomically: true, encoding: .utf8)
+        try startDaemon()
+        let (status, output) = try reel("sync", "--no-download", origin.url("catalogue.json"))
+        XCTAssertEqual(status, 0, output)
+        XCTAssertTrue(output.contains("added 1"), output)
+        XCTAssertEqual(bytesServed("a.wav"), 0)
+        XCTAssertTrue(try reel("lib", "ls").1.contains("Item A"))
+        let (bad, why) = try reel("sync", origin.url("a.wav"))
+        XCTAssertNotEqual(bad, 0)
+        XCTAssertTrue(why.contains("a.wav"), why)
+    }
+}
