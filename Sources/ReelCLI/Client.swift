@@ -76,8 +76,12 @@ public final class Client {
     func status() throws -> PlayerStatus {
         let player = try connection.getAllProperties(bus, Client.path, Client.player)
         let reel = (try? connection.getAllProperties(bus, Client.path, Client.reel)) ?? [:]
-        return PlayerStatus(player: player, lastError: reel["LastError"]?.string ?? "",
-                            libraryError: reel["LibraryError"]?.string ?? "", activity: reel["Activity"]?.string ?? "")
+        var status = PlayerStatus(player: player, lastError: reel["LastError"]?.string ?? "",
+                                  libraryError: reel["LibraryError"]?.string ?? "", activity: reel["Activity"]?.string ?? "")
+        if case .structure(let fill) = reel["CacheFill"], fill.count == 2, let present = fill[0].int64, present >= 0 {
+            status.cacheFill = (present, fill[1].int64 ?? -1)
+        }
+        return status
     }
 
     private func printStatus(_ status: PlayerStatus, json: Bool) {

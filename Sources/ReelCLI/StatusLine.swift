@@ -3,6 +3,10 @@ import ReelDBus
 
 /// The daemon's state as `reel status` shows it.
 public struct PlayerStatus: Equatable, Sendable {
+    public static func == (a: PlayerStatus, b: PlayerStatus) -> Bool {
+        a.line == b.line && a.trackID == b.trackID && a.position == b.position
+    }
+
     public var status = "Stopped"
     public var title: String?
     public var artists: [String] = []
@@ -19,6 +23,8 @@ public struct PlayerStatus: Equatable, Sendable {
     public var libraryError = ""
     /// "connecting to HOST", "buffering", or "".
     public var activity = ""
+    /// Bytes cached and the length of the remote file playing; nil when it is not read through the cache.
+    public var cacheFill: (present: Int64, length: Int64)?
 
     public init() {}
 
@@ -51,6 +57,9 @@ public struct PlayerStatus: Equatable, Sendable {
             parts.append(what)
             parts.append(TimeText.format(position) + "/" + (length.map(TimeText.format) ?? "?"))
             if !activity.isEmpty { parts.append("[\(activity)…]") }
+            if let fill = cacheFill, fill.length > 0, fill.present < fill.length {
+                parts.append("[cached \(fill.present * 100 / fill.length) %]")
+            }
         } else {
             parts.append("(nothing queued)")
         }
@@ -72,6 +81,7 @@ public struct PlayerStatus: Equatable, Sendable {
         object["lastError"] = lastError.isEmpty ? nil : lastError
         object["libraryError"] = libraryError.isEmpty ? nil : libraryError
         object["activity"] = activity.isEmpty ? nil : activity
+        if let fill = cacheFill { object["cached"] = ["present": fill.present, "length": fill.length] }
         return object
     }
 }

@@ -69,7 +69,15 @@ public final class Cache: @unchecked Sendable {
 
     /// Whether `url` goes through the cache (`.media`) or to the player directly.
     public func classify(_ url: String, _ done: @escaping @Sendable (ResourceKind) -> Void) {
-        do { try resource(url).classify(done) } catch { done(.failed("\(error)")) }
+        do {
+            let resource = try resource(url)
+            resource.classify { [weak self] kind in
+                if kind == .live { self?.forget(resource) }
+                done(kind)
+            }
+        } catch {
+            done(.failed("\(error)"))
+        }
     }
 
     /// Starts fetching the beginning of `url` before anybody reads it.
@@ -216,6 +224,12 @@ public final class Cache: @unchecked Sendable {
     public func clear(_ url: String? = nil) -> Int {
         let records = index.all().filter { url == nil || $0.url == url }
         return records.filter(drop).count
+    }
+
+    /// Drops what a live stream's first response left.
+    private func forget(_ resource: Resource) {
+        index.remove(key: resource.key)
+        unlink(dataPath(resource.key))
     }
 
     /// Deletes one resource unless it is in use.

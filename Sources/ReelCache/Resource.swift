@@ -511,7 +511,8 @@ final class Resource: @unchecked Sendable {
     /// the claim is taken before the sync, so it holds only synced bytes.
     func persist() {
         let claim = locked { () -> ResourceRecord? in
-            guard unsynced > 0 || record.lastRead != persistedLastRead else { return nil }
+            // A live stream is never cached.
+            guard kind != .live, unsynced > 0 || record.lastRead != persistedLastRead else { return nil }
             unsynced = 0
             persistedLastRead = record.lastRead
             return record

@@ -13,6 +13,8 @@ extension Engine {
             state = play ? .playing(token) : .paused(token)
             seekable = canSeek
             failuresInARow = 0
+            // A stream (re)opened: the title it had before no longer holds.
+            queue.update(token.entry) { $0.metadata.streamTitle = nil }
             return merge(metadata, into: token.entry)
         case .restarted(let token, let position):
             if token == incoming?.token { return incomingRestarted(at: position, now: now) }
@@ -84,6 +86,15 @@ extension Engine {
             return entryEnded(current.entry, play: state.wantsToPlay, now: now)
         case .failed(let token, let reason):
             return failed(token, reason: reason, now: now)
+        case .streamTitle(let token, let title, let station):
+            // Only the entry playing has a stream title; a new title replaces the old at once.
+            guard token == state.token, let entry = queue[token.entry],
+                  entry.metadata.streamTitle != title || entry.metadata.station != station else { return [] }
+            queue.update(token.entry) {
+                $0.metadata.streamTitle = title
+                $0.metadata.station = station
+            }
+            return [.trackMetadataChanged(token.entry)]
         case .windowClosed:
             guard settings.video else { return [] }
             settings.video = false

@@ -85,6 +85,8 @@ public enum BackendEvent: Equatable, Sendable {
     case endOfFile(LoadToken)
     /// The entry could not be played.
     case failed(LoadToken, reason: String)
+    /// A live stream's own title (ICY StreamTitle) and station name changed.
+    case streamTitle(LoadToken, title: String?, station: String?)
     /// The backend has nothing left to play.
     case idle
     /// The user closed the video window.

@@ -18,6 +18,10 @@ public struct TrackMetadata: Equatable, Sendable {
     public var trackNumber: Int?
     public var length: MediaTime?
     public var artURL: String?
+    /// What a live stream says plays now (ICY StreamTitle): shown, never stored.
+    public var streamTitle: String?
+    /// A live stream's station name (icy-name).
+    public var station: String?
 
     public init(title: String? = nil, artists: [String] = [], albumArtists: [String] = [], album: String? = nil,
                 trackNumber: Int? = nil, length: MediaTime? = nil, artURL: String? = nil) {

@@ -27,6 +27,8 @@ public final class Origin {
         public var chunked = false
         /// Sends no faster than this.
         public var bytesPerSecond: Int?
+        /// The StreamTitle of the ICY stream served at `live/NAME` (NAME looped, in real time).
+        public var icyTitle = ""
         public init() {}
     }
 
@@ -117,6 +119,8 @@ public final class Origin {
                 if c.get('status'):
                     self.send_error(c['status']); return
                 path = os.path.join(root, os.path.basename(name))
+                if name.startswith('live/') and os.path.isfile(path):
+                    self.live(path); return
                 if not os.path.isfile(path):
                     self.send_error(404); return
                 data = open(path, 'rb').read()
@@ -158,6 +162,33 @@ public final class Origin {
                     if c.get('chunked'): self.wfile.write(b'0\r\n\r\n')
                 except (BrokenPipeError, ConnectionResetError):
                     self.close_connection = True
+
+            def live(self, path):
+                # An endless ICY stream: the file looped at 16 kB/s, the title every 8000 bytes.
+                data = open(path, 'rb').read()
+                meta = self.headers.get('Icy-MetaData') == '1'
+                self.send_response(200)
+                self.send_header('Content-Type', 'audio/mpeg')
+                self.send_header('icy-name', 'Reel Radio')
+                if meta: self.send_header('icy-metaint', '8000')
+                self.send_header('Connection', 'close')
+                self.end_headers()
+                self.close_connection = True
+                at = 0
+                try:
+                    while True:
+                        piece = (data * 2)[at % len(data):at % len(data) + 8000]
+                        at += 8000
+                        self.wfile.write(piece)
+                        if meta:
+                            with lock: title = control().get('icyTitle', '')
+                            text = ("StreamTitle='%s';" % title).encode()
+                            n = (len(text) + 15) // 16
+                            self.wfile.write(bytes([n]) + text.ljust(n * 16, b'\0'))
+                        self.wfile.flush()
+                        time.sleep(0.5)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
 
         server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), Handler)
         server.daemon_threads = True

@@ -5,12 +5,22 @@ import ReelDBus
 public enum MetadataMap {
     public static func of(_ entry: QueueEntry?) -> DBusValue {
         guard let entry else { return .vardict([("mpris:trackid", .objectPath(MPRIS.noTrack))]) }
-        let m = entry.metadata
+        var m = entry.metadata
+        if let streamTitle = m.streamTitle {
+            // ICY titles are "Artist - Title" by convention; a stream's own artist tag wins.
+            if m.artists.isEmpty, let dash = streamTitle.range(of: " - ") {
+                m.artists = [String(streamTitle[..<dash.lowerBound])]
+                m.title = String(streamTitle[dash.upperBound...])
+            } else {
+                m.title = streamTitle
+            }
+        }
         var pairs: [(String, DBusValue)] = [
             ("mpris:trackid", .objectPath(TrackID.path(entry.id))),
             ("xesam:url", .string(entry.uri)),
-            ("xesam:title", .string(m.title ?? QueueEntry.fallbackTitle(for: entry.uri))),
+            ("xesam:title", .string(m.title ?? m.station ?? QueueEntry.fallbackTitle(for: entry.uri))),
         ]
+        if let station = m.station { pairs.append(("reel:station", .string(station))) }
         if let length = m.length { pairs.append(("mpris:length", .int64(length))) }
         if !m.artists.isEmpty { pairs.append(("xesam:artist", .strings(m.artists))) }
         if !m.albumArtists.isEmpty { pairs.append(("xesam:albumArtist", .strings(m.albumArtists))) }

@@ -43,7 +43,7 @@ public final class MPVBackend {
     /// The on_load hook mpv waits on while the cache looks at a URL.
     private var pendingHook: (id: UInt64, url: String)?
 
-    private enum Observed: UInt64 { case timePos = 1, pausedForCache = 2, audioPts = 3 }
+    private enum Observed: UInt64 { case timePos = 1, pausedForCache = 2, audioPts = 3, metadata = 4 }
     /// Whether the playing file's position samples come from `audio-pts`, the
     /// clock of what is heard. `time-pos` follows the video frames while video
     /// is shown (40 ms steps, and a jump when the window goes); it serves only
@@ -125,6 +125,8 @@ public final class MPVBackend {
         mpv_observe_property(handle, Observed.timePos.rawValue, "time-pos", MPV_FORMAT_DOUBLE)
         mpv_observe_property(handle, Observed.audioPts.rawValue, "audio-pts", MPV_FORMAT_DOUBLE)
         mpv_observe_property(handle, Observed.pausedForCache.rawValue, "paused-for-cache", MPV_FORMAT_FLAG)
+        // Live streams update their ICY title through it.
+        mpv_observe_property(handle, Observed.metadata.rawValue, "metadata", MPV_FORMAT_NODE)
         mpv_set_wakeup_callback(handle, { context in
             // Runs on an mpv thread: only a write to the pipe, nothing else.
             let fd = Int32(Int(bitPattern: context) - 1)
@@ -348,6 +350,14 @@ public final class MPVBackend {
                 return seconds.flatMap { sample($0, token) }
             case .timePos where !audioClock:
                 return seconds.flatMap { sample($0, token) }
+            case .metadata where change.format == MPV_FORMAT_NODE:
+                guard let node = change.data?.assumingMemoryBound(to: mpv_node.self).pointee else { return nil }
+                // Keys differ in case between servers (icy-title, Icy-Name).
+                let tags = Dictionary(MPVNode.map(node).compactMapValues(MPVNode.string).map { ($0.key.lowercased(), $0.value) },
+                                      uniquingKeysWith: { a, _ in a })
+                guard tags["icy-title"] != nil || tags["icy-name"] != nil else { return nil }
+                return .streamTitle(token, title: tags["icy-title"].flatMap { $0.isEmpty ? nil : $0 },
+                                    station: tags["icy-name"].flatMap { $0.isEmpty ? nil : $0 })
             case .pausedForCache where change.format == MPV_FORMAT_FLAG:
                 guard let flag = change.data?.assumingMemoryBound(to: Int32.self).pointee else { return nil }
                 return .buffering(token, flag != 0)

@@ -74,6 +74,8 @@ final class RemoteMediaTests: DaemonTestCase {
         try seekCurrent(to: 1_000_000)
         try seekCurrent(to: 41_000_000)
         XCTAssertLessThan(bytesServed("long.wav"), content.count / 4, "fetched only around the read positions")
+        let line = try reel("status").1
+        XCTAssertTrue(line.range(of: #"\[cached \d+ %\]"#, options: .regularExpression) != nil, line)
 
         let (status, output) = try reel("download", origin.url("long.wav"))
         XCTAssertEqual(status, 0, output)
@@ -178,5 +180,28 @@ final class RemoteMediaTests: DaemonTestCase {
         let (bad, why) = try reel("sync", origin.url("a.wav"))
         XCTAssertNotEqual(bad, 0)
         XCTAssertTrue(why.contains("a.wav"), why)
+    }
+
+    func testALiveStreamBypassesTheCacheAndPublishesItsICYTitle() throws {
+        try Tones.ffmpeg(["-f", "lavfi", "-i", "sine=frequency=440:duration=2", "-c:a", "libmp3lame", "-b:a", "128k",
+                          served.appendingPathComponent("radio.mp3").path])
+        var control = Origin.Control()
+        control.icyTitle = "The Band - First Song"
+        try origin.set(control)
+        try startDaemon()
+        try player("OpenUri", [.string(origin.url("live/radio.mp3"))])
+        let first = waitForSignal(timeout: 15) { $0.changedProperties?["Metadata"]?.dictionary?["xesam:title"]?.string == "First Song" }
+        let metadata = try XCTUnwrap(first?.changedProperties?["Metadata"]?.dictionary, "no ICY title")
+        XCTAssertEqual(metadata["xesam:artist"]?.stringArray, ["The Band"])
+        XCTAssertEqual(metadata["reel:station"]?.string, "Reel Radio")
+
+        control.icyTitle = "Just A Title"
+        try origin.set(control)
+        let changed = waitForSignal(timeout: 5) {
+            $0.changedProperties?["Metadata"]?.dictionary?["xesam:title"]?.string == "Just A Title"
+        }
+        XCTAssertNotNil(changed, "the new title did not follow")
+        XCTAssertNil(changed?.changedProperties?["Metadata"]?.dictionary?["xesam:artist"])
+        XCTAssertFalse(try reel("cache", "ls").1.contains("radio.mp3"), "a live stream was cached")
     }
 }
