@@ -123,23 +123,24 @@ public final class Origin {
                     self.live(path); return
                 if not os.path.isfile(path):
                     self.send_error(404); return
-                data = open(path, 'rb').read()
-                start, end, partial = 0, len(data), False
+                size = os.path.getsize(path)
+                f = open(path, 'rb')
+                start, end, partial = 0, size, False
                 rng = self.headers.get('Range')
                 if_range = self.headers.get('If-Range')
                 if rng and not c.get('ignoreRange') and (if_range is None or if_range == c['etag']):
                     first, _, last = rng.replace('bytes=', '').partition('-')
-                    start = int(first); end = int(last) + 1 if last else len(data)
-                    end = min(end, len(data))
-                    if start >= len(data):
-                        self.send_response(416); self.send_header('Content-Range', 'bytes */%d' % len(data))
+                    start = int(first); end = int(last) + 1 if last else size
+                    end = min(end, size)
+                    if start >= size:
+                        self.send_response(416); self.send_header('Content-Range', 'bytes */%d' % size)
                         self.send_header('Content-Length', '0'); self.end_headers(); return
                     partial = True
                 self.send_response(206 if partial else 200)
                 self.send_header('Content-Type', 'audio/ogg' if path.endswith('.ogg') else 'application/octet-stream')
                 self.send_header('ETag', c['etag'])
                 self.send_header('Accept-Ranges', 'none' if c.get('ignoreRange') else 'bytes')
-                if partial: self.send_header('Content-Range', 'bytes %d-%d/%d' % (start, end - 1, len(data)))
+                if partial: self.send_header('Content-Range', 'bytes %d-%d/%d' % (start, end - 1, size))
                 if c.get('chunked'): self.send_header('Transfer-Encoding', 'chunked')
                 else: self.send_header('Content-Length', str(end - start))
                 self.end_headers()
@@ -147,7 +148,7 @@ public final class Origin {
                 sent, at = 0, start
                 try:
                     while at < end:
-                        piece = data[at:min(at + 16384, end)]
+                        f.seek(at); piece = f.read(min(16384, end - at))
                         if drop is not None and sent + len(piece) > drop: piece = piece[:max(drop - sent, 0)]
                         if stall is not None and sent + len(piece) > stall: piece = piece[:max(stall - sent, 0)]
                         if piece:

@@ -107,7 +107,7 @@ struct Usage {
         return fields.count > 12 ? (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0) : 0
     }
 
-    private static func rss(_ pid: pid_t) -> Int {
+    static func rss(_ pid: pid_t) -> Int {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
               let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return 0 }
         return Int(line.split(separator: " ")[1]) ?? 0

@@ -12,9 +12,9 @@ struct Subject {
 
     /// reeld on `files`, with a fresh queue, playing to `ao` (a server reached through `environment`).
     static func reeld(files: [URL], bus: PrivateBus, ao: String = "null", environment: [String: String] = [:],
-                      paused: Bool = false) throws -> Subject {
+                      paused: Bool = false, options: [String] = []) throws -> Subject {
         let release = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("reeld")
-        let child = try ChildProcess(release, ["--ao", ao, "--fresh"] + (paused ? ["--paused"] : []) + files.map(\.path),
+        let child = try ChildProcess(release, ["--ao", ao, "--fresh"] + (paused ? ["--paused"] : []) + options + files.map(\.path),
                                      busAddress: bus.address, home: bus.dir, environment: environment)
         return Subject(label: "reeld", busName: "org.mpris.MediaPlayer2.reel", child: child)
     }

@@ -127,6 +127,29 @@ if CommandLine.arguments.contains("--queue") {
     printQueueFigures(try queueFigures())
     exit(0)
 }
+func printCacheFigures(_ f: CacheBench.Figures) {
+    func ratio(_ a: Stats, _ b: Stats) -> String { String(format: "%.2f", a.median / b.median) }
+    print("\nRemote media through the cache (reeld, ao=null, an origin on 127.0.0.1), medians of 5:\n")
+    print("| measure | figure |")
+    print("|---|---|")
+    print("| OpenUri → playing, through the cache (cold) | \(ms(f.firstAudioCached.median)) |")
+    print("| OpenUri → playing, mpv reading the URL itself (cache-size 0) | \(ms(f.firstAudioDirect.median)) |")
+    print("| ratio, cache over direct | \(ratio(f.firstAudioCached, f.firstAudioDirect)) |")
+    print("| OpenUri → playing, cached replay with the origin stopped | \(ms(f.replayCached.median)) |")
+    print("| OpenUri → playing, the same file from local disk | \(ms(f.replayLocal.median)) |")
+    print("| ratio, cached replay over local file | \(ratio(f.replayCached, f.replayLocal)) |")
+    print("| bytes fetched / file size after 3 seeks and a download (3 runs) | "
+          + f.fetchedRatios.map { String(format: "%.4f", $0) }.joined(separator: ", ") + " |")
+    print("| reeld RSS downloading 1 GB: start, max, end | \(f.rssKiB.start / 1024), \(f.rssKiB.max / 1024), "
+          + "\(f.rssKiB.end / 1024) MiB |")
+    print("| 1 GB download (cache, then the copy into the media store) | \(String(format: "%.1f", f.gigabyteSeconds)) s |")
+}
+
+// `reel-bench --cache` measures only the cache.
+if CommandLine.arguments.contains("--cache") {
+    printCacheFigures(try CacheBench(dir: dir).run())
+    exit(0)
+}
 // `reel-bench --library` measures only the library part.
 let libraryOnly = CommandLine.arguments.contains("--library")
 if libraryOnly {
@@ -147,6 +170,9 @@ bare.child.stop()
 let sound = try soundFigures()
 say("queue: 100,000 entries")
 let queueScale = try queueFigures()
+
+say("cache")
+let cacheFigures = try CacheBench(dir: dir).run()
 
 say("library: 100,000 items")
 let libraryFigures = try LibraryBench(items: 100_000).run()
@@ -176,6 +202,7 @@ print("\nBare `mpv --no-video` on the same file: RSS \(bareUsage.rssKiB / 1024) 
       + "CPU \(String(format: "%.1f", bareUsage.cpuPercent)) %.")
 printSound(sound)
 printQueueFigures(queueScale)
+printCacheFigures(cacheFigures)
 print("\nLibrary of 100,000 synthetic items:\n")
 print("| measure | figure |")
 print("|---|---|")
