@@ -118,6 +118,9 @@ public final class Origin {
                 print('GET /%s %s' % (name, self.headers.get('Range', '-')), flush=True)
                 if c.get('status'):
                     self.send_error(c['status']); return
+                if name.startswith('redirect/'):
+                    self.send_response(302); self.send_header('Location', '/' + name[len('redirect/'):])
+                    self.send_header('Content-Length', '0'); self.end_headers(); return
                 path = os.path.join(root, os.path.basename(name))
                 if name.startswith('live/') and os.path.isfile(path):
                     self.live(path); return

@@ -22,7 +22,9 @@ public enum Feed {
         case UInt8(ascii: "["): found = try json(data)
         case UInt8(ascii: "<"): found = try xml(data)
         default:
-            guard let text = String(data: data, encoding: .utf8) else { throw ParseError(description: "not UTF-8 text") }
+            guard let text = String(data: data, encoding: .utf8), !text.contains("\0") else {
+                throw ParseError(description: "not a feed: neither XML, JSON nor M3U text")
+            }
             let pls = text.lowercased().contains("[playlist]")
             found = PlaylistFile.entries(text, pls: pls).map { ProbedItem(remoteURL: $0) }
         }

@@ -65,4 +65,20 @@ final class ArgumentsTests: XCTestCase {
         s.lastError = "x.ogg: loading failed"
         XCTAssertEqual(s.line, "Playing  Song — A, B  1:01/3:20  [error: x.ogg: loading failed]")
     }
+
+    func testCacheDownloadAndSyncCommands() throws {
+        XCTAssertEqual(try parse("download http://x/a 42"), .download(["http://x/a", "42"], background: false))
+        XCTAssertEqual(try parse("download --background http://x/a"), .download(["http://x/a"], background: true))
+        XCTAssertEqual(try parse("download --cancel http://x/a"), .cancelDownload(["http://x/a"]))
+        XCTAssertEqual(try parse("sync --no-download feed.xml"), .sync("feed.xml", download: false, background: false))
+        XCTAssertEqual(try parse("sync http://x/feed"), .sync("http://x/feed", download: true, background: false))
+        XCTAssertEqual(try parse("cache ls --json"), .cacheList(json: true))
+        XCTAssertEqual(try parse("cache path http://x/a"), .cachePath("http://x/a"))
+        XCTAssertEqual(try parse("cache clear"), .cacheClear(nil))
+        XCTAssertEqual(try parse("cache clear http://x/a"), .cacheClear("http://x/a"))
+        XCTAssertEqual(try parse("cache size"), .cacheSize)
+        for bad in ["download", "download --fast x", "sync", "sync a b", "sync --all f", "cache", "cache path", "cache rm x"] {
+            XCTAssertThrowsError(try parse(bad), bad)
+        }
+    }
 }

@@ -83,6 +83,21 @@ final class CacheTests: XCTestCase {
         XCTAssertTrue(origin.requests.contains { $0.contains("bytes=1000000-") }, "\(origin.requests)")
     }
 
+    func testARedirectIsFollowedAndTheCacheKeyedByTheURLAskedFor() throws {
+        let cache = try makeCache()
+        let asked = origin.url("redirect/file.bin")
+        let reader = try cache.openReader(asked)
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while case let n = buffer.withUnsafeMutableBytes({ reader.read(into: $0.baseAddress!, count: $0.count) }), n > 0 {
+            data.append(contentsOf: buffer[0..<n])
+        }
+        reader.close()
+        XCTAssertEqual(data, content)
+        XCTAssertEqual(cache.entries().map(\.url), [asked])
+        XCTAssertNotNil(cache.completePath(asked))
+    }
+
     func testAServerIgnoringRangeIsReadFromTheStartAndSkipped() throws {
         var control = Origin.Control()
         control.ignoreRange = true

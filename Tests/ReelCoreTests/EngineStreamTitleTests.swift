@@ -1,0 +1,33 @@
+import ReelCore
+import XCTest
+
+/// Live streams' ICY titles: shown for the entry playing, replaced at once, dropped when the stream reopens.
+final class EngineStreamTitleTests: XCTestCase {
+    func testTheTitleOfThePlayingStreamIsKeptApartFromItsTags() {
+        var h = Harness(uris: ["http://radio.example/live", "file:///2.ogg"], play: true)
+        h.finishLoad(title: nil)
+        let token = h.token
+        let tagged = h.engine.queue[token.entry]?.metadata.title
+        h.event(.streamTitle(token, title: "Band - Song", station: "Radio"))
+        XCTAssertEqual(h.effects, [.trackMetadataChanged(token.entry)])
+        let metadata = h.engine.queue[token.entry]?.metadata
+        XCTAssertEqual(metadata?.streamTitle, "Band - Song")
+        XCTAssertEqual(metadata?.station, "Radio")
+        XCTAssertEqual(metadata?.title, tagged, "a stream title is not a tag: the library never stores it")
+
+        h.event(.streamTitle(token, title: "Band - Song", station: "Radio"))
+        XCTAssertEqual(h.effects, [], "an unchanged title announces nothing")
+        h.event(.streamTitle(LoadToken(entry: h.id(2), serial: 99), title: "Stale", station: nil))
+        XCTAssertEqual(h.engine.queue[token.entry]?.metadata.streamTitle, "Band - Song", "events of other loads are dropped")
+    }
+
+    func testReopeningTheStreamClearsTheOldTitle() {
+        var h = Harness(uris: ["http://radio.example/live"], play: true)
+        h.finishLoad(title: nil)
+        h.event(.streamTitle(h.token, title: "Old Song", station: "Radio"))
+        h.command(.stop)
+        h.command(.play)
+        h.event(.loaded(h.token, TrackMetadata(), seekable: false))
+        XCTAssertNil(h.engine.queue[h.token.entry]?.metadata.streamTitle)
+    }
+}
