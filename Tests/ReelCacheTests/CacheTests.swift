@@ -40,6 +40,26 @@ final class CacheTests: XCTestCase {
     }
 
     var url: String { origin.url("file.bin") }
+
+    /// The next `times` responses stop sending after `bytes` and hold the connection.
+    func stall(after bytes: Int, times: Int = 1) throws {
+        var control = Origin.Control()
+        control.stallAfter = bytes
+        control.faultTimes = times
+        try origin.set(control)
+    }
+
+    /// Reads on until the end (0) or a failure (-1); the bytes and how it ended.
+    static func readAll(_ reader: CacheReader, upTo limit: Int = .max) -> (Data, end: Int) {
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while data.count < limit {
+            let n = buffer.withUnsafeMutableBytes { reader.read(into: $0.baseAddress!, count: min($0.count, limit - data.count)) }
+            if n <= 0 { return (data, n) }
+            data.append(contentsOf: buffer[0..<n])
+        }
+        return (data, 1)
+    }
     var served: Int { origin.served["/file.bin"] ?? 0 }
 
     /// Reads `count` bytes at `offset` (all of it by default) through a new reader.
@@ -47,15 +67,7 @@ final class CacheTests: XCTestCase {
         let reader = try cache.openReader(url)
         defer { reader.close() }
         _ = reader.seek(to: Int64(offset))
-        var data = Data()
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        let want = count ?? Int.max
-        while data.count < want {
-            let n = buffer.withUnsafeMutableBytes { reader.read(into: $0.baseAddress!, count: min($0.count, want - data.count)) }
-            if n <= 0 { return (data, n) }
-            data.append(contentsOf: buffer[0..<n])
-        }
-        return (data, 1)
+        return Self.readAll(reader, upTo: count ?? .max)
     }
 
     func testAWholeReadEqualsTheOriginAndAReplayNeedsNoNetwork() throws {
@@ -87,13 +99,8 @@ final class CacheTests: XCTestCase {
         let cache = try makeCache()
         let asked = origin.url("redirect/file.bin")
         let reader = try cache.openReader(asked)
-        var data = Data()
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while case let n = buffer.withUnsafeMutableBytes({ reader.read(into: $0.baseAddress!, count: $0.count) }), n > 0 {
-            data.append(contentsOf: buffer[0..<n])
-        }
+        XCTAssertEqual(Self.readAll(reader).0, content)
         reader.close()
-        XCTAssertEqual(data, content)
         XCTAssertEqual(cache.entries().map(\.url), [asked])
         XCTAssertNotNil(cache.completePath(asked))
     }
@@ -158,31 +165,19 @@ final class CacheTests: XCTestCase {
     }
 
     func testAStalledServerTimesOutAndResumes() throws {
-        var control = Origin.Control()
-        control.stallAfter = 500_000
-        try origin.set(control)
+        try stall(after: 500_000)
         let cache = try makeCache(timeout: 1)
         XCTAssertEqual(try read(cache).0, content)
     }
 
     func testAServerThatKeepsStallingFailsTheReadWithAReason() throws {
-        var control = Origin.Control()
-        control.stallAfter = 500_000
-        try origin.set(control)
+        try stall(after: 500_000)
         let cache = try makeCache(timeout: 1)
         let reader = try cache.openReader(url)
         defer { reader.close() }
-        var buffer = [UInt8](repeating: 0, count: 500_000)
-        var got = 0
-        while got < 500_000 {
-            let n = buffer.withUnsafeMutableBytes { reader.read(into: $0.baseAddress! + got, count: 500_000 - got) }
-            guard n > 0 else { break }
-            got += n
-        }
+        XCTAssertEqual(Self.readAll(reader, upTo: 500_000).0.count, 500_000)
         // From now on every attempt answers and then sends nothing.
-        control.stallAfter = 0
-        control.faultTimes = 100
-        try origin.set(control)
+        try stall(after: 0, times: 100)
         let (data, end) = try read(cache)
         XCTAssertEqual(end, -1)
         XCTAssertEqual(data, content[0..<500_000])
@@ -195,14 +190,9 @@ final class CacheTests: XCTestCase {
         let url = url
         let threads = (0..<2).map { _ in
             Thread {
-                var data = Data()
-                if let reader = try? cache.openReader(url) {
-                    var buffer = [UInt8](repeating: 0, count: 65536)
-                    while case let n = buffer.withUnsafeMutableBytes({ reader.read(into: $0.baseAddress!, count: $0.count) }), n > 0 {
-                        data.append(contentsOf: buffer[0..<n])
-                    }
-                    reader.close()
-                }
+                let reader = try? cache.openReader(url)
+                let data = reader.map { CacheTests.readAll($0).0 } ?? Data()
+                reader?.close()
                 results.update { $0.append(data) }
             }
         }
@@ -214,9 +204,7 @@ final class CacheTests: XCTestCase {
     }
 
     func testCancelUnblocksAPendingReadAtOnce() throws {
-        var control = Origin.Control()
-        control.stallAfter = 0
-        try origin.set(control)
+        try stall(after: 0)
         let cache = try makeCache(timeout: 30)
         let reader = try cache.openReader(url)
         let finished = LockedBox<Date?>(nil)
@@ -252,8 +240,7 @@ final class CacheTests: XCTestCase {
         // A second resource pushes the cache over its limit: the older one goes, the download stays.
         try content.write(to: origin.directory.appendingPathComponent("other.bin"))
         let other = try cache.openReader(origin.url("other.bin"))
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while buffer.withUnsafeMutableBytes({ other.read(into: $0.baseAddress!, count: $0.count) }) > 0 {}
+        _ = Self.readAll(other)
         other.close()
         XCTAssertEqual(cache.entries().map(\.url), [origin.url("other.bin")])
         XCTAssertTrue(FileManager.default.fileExists(atPath: path))
