@@ -8,7 +8,9 @@ extension Client {
         switch command {
         case .download(let items, let background):
             try watchDownloads(background: background) {
-                try call(Client.reel, "Download", [.strings(items.map(Client.absolute))]).first?.stringArray ?? []
+                // Library ids stay ids; anything else that is not a URL is a path, made absolute.
+                let named = items.map { Int64($0) != nil ? $0 : Client.absolute($0) }
+                return try call(Client.reel, "Download", [.strings(named)]).first?.stringArray ?? []
             }
         case .cancelDownload(let urls):
             for url in urls {

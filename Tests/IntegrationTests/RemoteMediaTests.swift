@@ -204,4 +204,23 @@ final class RemoteMediaTests: DaemonTestCase {
         XCTAssertNil(changed?.changedProperties?["Metadata"]?.dictionary?["xesam:artist"])
         XCTAssertFalse(try reel("cache", "ls").1.contains("radio.mp3"), "a live stream was cached")
     }
+
+    func testTheNextRemoteEntryIsFetchedAheadAndFollowsFromTheCache() throws {
+        try serve("first.wav", seconds: 3)
+        let second = try serve("second.wav", seconds: 2, frequency: 660)
+        try startDaemon()
+        try call(MPRIS.reel, "Add", [.strings([origin.url("first.wav"), origin.url("second.wav")]), .boolean(true)])
+        try waitForStart()
+        // Queued in mpv behind the first, so fetched while the first plays.
+        let deadline = Date().addingTimeInterval(2)
+        while bytesServed("second.wav") == 0, Date() < deadline { listen(for: 0.05) }
+        XCTAssertGreaterThan(bytesServed("second.wav"), 0, "the next entry was not fetched ahead")
+        origin.stop()
+        // With the origin gone, the second still plays from what was fetched ahead (all of it: 384 kB < readahead).
+        XCTAssertNotNil(waitForSignal(timeout: 10) { $0.changedProperties?["Metadata"]?.dictionary?["xesam:url"]?.string
+            == self.origin.url("second.wav") }, "the second entry did not follow")
+        listen(for: 0.5)
+        XCTAssertEqual(try lastError(), "")
+        XCTAssertEqual(bytesServed("second.wav"), second.count)
+    }
 }
