@@ -24,6 +24,10 @@ public final class Cache: @unchecked Sendable {
     private let index: CacheIndex
     private let lock = NSLock()
     private var resources: [String: Resource] = [:]
+    /// Downloads waiting for one of the `parallelDownloads` places.
+    private var queuedDownloads: [(url: String, start: () -> Void)] = []
+    private var runningDownloads = 0
+    static let parallelDownloads = 3
 
     /// Opens (creating, 0700) the cache, and reconciles the index with the files.
     public init(directory: URL, mediaStore: URL, limit: Int64 = 2 << 30, settings: CacheSettings = CacheSettings()) throws {
@@ -51,17 +55,26 @@ public final class Cache: @unchecked Sendable {
 
     private func dataPath(_ key: String) -> String { directory.appendingPathComponent(key + ".data").path }
 
-    /// The resource for `url`, made on first use.
-    private func resource(_ url: String) throws -> Resource {
+    /// Runs `use` on the resource for `url` (made on first use) under the
+    /// cache's lock, so that it is busy before an idle release could drop it.
+    private func withResource<T>(_ url: String, _ use: (Resource) -> T) throws -> T {
         let key = cacheKey(for: url)
         return try locked {
-            if let known = resources[key] { return known }
+            if let known = resources[key] { return use(known) }
             let record = index.record(key: key).flatMap { $0.url == url ? $0 : nil }
                 ?? ResourceRecord(url: url, key: key, present: ByteRanges(), lastRead: Int64(Date().timeIntervalSince1970))
             let made = Resource(record: record, file: try DataFile(path: dataPath(key)), index: index, settings: settings)
             made.onPersist = { [weak self] in self?.evictIfFull() }
+            made.onIdle = { [weak self] in self?.release(key) }
             resources[key] = made
-            return made
+            return use(made)
+        }
+    }
+
+    /// Lets an idle resource go (its file descriptor and handles with it); the index keeps what it knew.
+    private func release(_ key: String) {
+        locked {
+            if let resource = resources[key], !resource.isBusy, !resource.remembers { resources[key] = nil }
         }
     }
 
@@ -70,10 +83,11 @@ public final class Cache: @unchecked Sendable {
     /// Whether `url` goes through the cache (`.media`) or to the player directly.
     public func classify(_ url: String, _ done: @escaping @Sendable (ResourceKind) -> Void) {
         do {
-            let resource = try resource(url)
-            resource.classify { [weak self] kind in
-                if kind == .live { self?.forget(resource) }
-                done(kind)
+            try withResource(url) { resource in
+                resource.classify { [weak self] kind in
+                    if kind == .live { self?.forget(resource) }
+                    done(kind)
+                }
             }
         } catch {
             done(.failed("\(error)"))
@@ -82,13 +96,14 @@ public final class Cache: @unchecked Sendable {
 
     /// Starts fetching the beginning of `url` before anybody reads it.
     public func prefetch(_ url: String) {
-        try? resource(url).prefetch(settings.readahead)
+        _ = try? withResource(url) { $0.prefetch(settings.readahead) }
     }
 
     public func openReader(_ url: String) throws -> CacheReader {
-        let resource = try resource(url)
-        resource.openReader()
-        return CacheReader(resource)
+        try withResource(url) { resource in
+            resource.openReader()
+            return CacheReader(resource)
+        }
     }
 
     /// Why the last fetch of `url` failed, if it did.
@@ -116,37 +131,68 @@ public final class Cache: @unchecked Sendable {
     /// after a restart.
     public func download(_ url: String, progress: @escaping @Sendable (Int64, Int64?) -> Void,
                          done: @escaping @Sendable (Result<String, CacheError>) -> Void) {
-        let resource: Resource
-        do { resource = try self.resource(url) } catch { return done(.failure(.io("\(error)"))) }
         index.setDownload(url, pending: true)
-        let thread = Thread { [self] in
-            resource.download(true)
-            while !resource.waitIdle(timeout: 0.25) {
-                let record = resource.snapshot
-                progress(record.present.count, record.length)
+        // A few at a time: a feed of a thousand items must not open a thousand connections.
+        let start = { [self] in
+            let thread = Thread { [self] in
+                done(fetchWhole(url, progress: progress))
+                locked { runningDownloads -= 1 }
+                startQueuedDownloads()
             }
+            thread.name = "reel-download"
+            thread.start()
+        }
+        locked { queuedDownloads.append((url, start)) }
+        startQueuedDownloads()
+    }
+
+    private func startQueuedDownloads() {
+        let starts = locked { () -> [() -> Void] in
+            var starts: [() -> Void] = []
+            while runningDownloads < Self.parallelDownloads, !queuedDownloads.isEmpty {
+                runningDownloads += 1
+                starts.append(queuedDownloads.removeFirst().start)
+            }
+            return starts
+        }
+        starts.forEach { $0() }
+    }
+
+    /// Fetches all of `url` and copies it into the media store.
+    private func fetchWhole(_ url: String, progress: @Sendable (Int64, Int64?) -> Void) -> Result<String, CacheError> {
+        guard index.pendingDownloads().contains(url) else { return .failure(.io("cancelled")) }
+        let resource: Resource
+        do {
+            resource = try withResource(url) { resource in
+                resource.download(true)
+                return resource
+            }
+        } catch {
+            return .failure(error as? CacheError ?? .io("\(error)"))
+        }
+        while !resource.waitIdle(timeout: 0.25) {
             let record = resource.snapshot
             progress(record.present.count, record.length)
-            guard resource.isDownloading || record.isComplete else { return done(.failure(.io("cancelled"))) }
-            resource.download(false)
-            guard record.isComplete else {
-                return done(.failure(.http(resource.lastFailure ?? "the download stopped")))
-            }
-            do {
-                let path = try materialise(resource, record)
-                index.setDownload(url, pending: false)
-                done(.success(path))
-            } catch {
-                done(.failure(error as? CacheError ?? .io("\(error)")))
-            }
         }
-        thread.name = "reel-download"
-        thread.start()
+        let record = resource.snapshot
+        progress(record.present.count, record.length)
+        guard resource.isDownloading || record.isComplete else { return .failure(.io("cancelled")) }
+        resource.download(false)
+        defer { release(resource.key) }
+        guard record.isComplete else { return .failure(.http(resource.lastFailure ?? "the download stopped")) }
+        do {
+            let path = try materialise(resource, record)
+            index.setDownload(url, pending: false)
+            return .success(path)
+        } catch {
+            return .failure(error as? CacheError ?? .io("\(error)"))
+        }
     }
 
     public func cancelDownload(_ url: String) -> Bool {
         let pending = index.pendingDownloads().contains(url)
         index.setDownload(url, pending: false)
+        // One still waiting for its place ends as cancelled when it gets it.
         locked { resources[cacheKey(for: url)] }?.download(false)
         return pending
     }

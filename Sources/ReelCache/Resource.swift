@@ -35,6 +35,8 @@ final class Resource: @unchecked Sendable {
     private let cond = NSCondition()
     /// Called (off the lock) after bytes were made durable, for eviction and progress.
     var onPersist: (@Sendable () -> Void)?
+    /// Called (off the lock) when nothing reads, fetches or downloads it any more.
+    var onIdle: (@Sendable () -> Void)?
 
     // Everything below is guarded by `cond`.
     private(set) var record: ResourceRecord
@@ -63,7 +65,7 @@ final class Resource: @unchecked Sendable {
     /// Side fetches in a row that brought nothing.
     private var sideFailures = 0
     /// Kept, so that side fetches reuse their connection; used by the fetcher thread only.
-    private let side = HTTPTransfer()
+    private lazy var side = HTTPTransfer()
     private var unsynced: Int64 = 0
     private var persistedLastRead: Int64 = -1
     /// Bytes received from the network, for the statistics.
@@ -90,6 +92,8 @@ final class Resource: @unchecked Sendable {
     var isBusy: Bool { locked { readers > 0 || fetcherRunning || downloading } }
     var isDownloading: Bool { locked { downloading } }
     var lastFailure: String? { locked { failure } }
+    /// Worth keeping in memory while idle: what it says of the URL (a failure, a live stream) is not in the index.
+    var remembers: Bool { locked { failure != nil || kind == .live } }
 
     // MARK: Interest
 
@@ -140,6 +144,7 @@ final class Resource: @unchecked Sendable {
             cond.broadcast()
         }
         persist()
+        if !isBusy { onIdle?() }
     }
 
     /// Fetches every missing byte, with or without readers. False when it was already complete.
@@ -279,8 +284,10 @@ final class Resource: @unchecked Sendable {
                 holdUntil = 0
                 if !kindWaiters.isEmpty, let failure { notifyKind(.failed(failure)) }
                 cond.broadcast()
+                let idle = readers == 0 && !downloading
                 cond.unlock()
                 persist()
+                if idle { onIdle?() }
                 return
             }
             self.transfer = transfer

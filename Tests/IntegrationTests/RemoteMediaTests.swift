@@ -223,4 +223,26 @@ final class RemoteMediaTests: DaemonTestCase {
         XCTAssertEqual(try lastError(), "")
         XCTAssertEqual(bytesServed("second.wav"), second.count)
     }
+
+    func testALargeFeedDownloadsAFewAtATimeAndHoldsNothingOpenAfterwards() throws {
+        try serve("item.wav", seconds: 1)
+        let items = (1...40).map { #"{"url": "item.wav?n=\#($0)", "title": "Item \#($0)"}"# }
+        try "[\(items.joined(separator: ","))]".write(to: served.appendingPathComponent("many.json"), atomically: true, encoding: .utf8)
+        try startDaemon()
+        let pid = daemon!.process.processIdentifier
+        func openFiles() -> Int { (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? 0 }
+        // One download first, so that what any download opens for good (connections to the library) is open.
+        try #"[{"url": "item.wav?n=0"}]"#.write(to: served.appendingPathComponent("one.json"), atomically: true, encoding: .utf8)
+        XCTAssertEqual(try reel("sync", origin.url("one.json")).0, 0)
+        listen(for: 0.5)
+        let before = openFiles()
+        let (status, output) = try reel("sync", origin.url("many.json"))
+        XCTAssertEqual(status, 0, output)
+        XCTAssertTrue(output.contains("added 40") && output.contains("40 to download"), output)
+        XCTAssertEqual(output.components(separatedBy: "downloaded ").count - 1, 40, output)
+        let media = try FileManager.default.contentsOfDirectory(atPath: home.appendingPathComponent("data/reel/media").path)
+        XCTAssertEqual(media.filter { $0.hasSuffix(".wav") }.count, 41)
+        listen(for: 0.5)
+        XCTAssertLessThanOrEqual(openFiles(), before + 2, "file descriptors held after the downloads")
+    }
 }
