@@ -51,6 +51,27 @@ final class SoundServerTests: DaemonTestCase {
     func testConsecutiveVorbisTracksHaveNoGapOnPipeWire() throws { try checkGapless("ogg", on: .pipewire) }
     func testConsecutiveVorbisTracksHaveNoGapOnPulseAudio() throws { try checkGapless("ogg", on: .pulse) }
 
+    func testRemoteTracksFollowFromTheCacheWithoutAGapOnPipeWire() throws { try checkRemoteGapless(on: .pipewire) }
+    func testRemoteTracksFollowFromTheCacheWithoutAGapOnPulseAudio() throws { try checkRemoteGapless(on: .pulse) }
+
+    /// The same tracks served over http: each next one is fetched ahead and
+    /// read from the cache, so they follow each other as local files do.
+    private func checkRemoteGapless(on kind: SoundServer.Kind) throws {
+        let files = try XCTUnwrap(media.gapless["flac"])
+        let origin = try Origin(serving: media.dir, home: home)
+        defer { origin.stop() }
+        let recording = try play([], on: kind, files.map { origin.url($0.lastPathComponent) })
+        _ = try titleChange("Gapless 2")
+        _ = try titleChange("Gapless 3")
+        try waitForStatus("Stopped", timeout: 15)
+        recording.stop()
+        XCTAssertEqual(try get("LastError", MPRIS.reel).string, "")
+        let heard = try XCTUnwrap(recording.sounds().first?.start, "nothing was heard")
+        XCTAssertNotNil(recording.onset(of: Media.gaplessFrequencies[2], after: heard), "track 3 was not heard")
+        let longest = recording.gaps().first
+        XCTAssertLessThanOrEqual(longest?.length ?? 0, 10_000, "\(longest?.length ?? 0) µs of silence on \(kind.name)")
+    }
+
     /// Track 1 runs into track 2 by itself; Next during track 2 cuts to track
     /// 3, which Loop Track repeats once. Nowhere more than 10 ms of silence,
     /// and Metadata changes when the new track is heard, not when the old one
