@@ -129,20 +129,22 @@ public final class Cache: @unchecked Sendable {
     /// (bytes present, length) a few times a second, then `done` with the
     /// file's path or the failure. Remembered until done, so that it resumes
     /// after a restart.
-    public func download(_ url: String, progress: @escaping @Sendable (Int64, Int64?) -> Void,
-                         done: @escaping @Sendable (Result<String, CacheError>) -> Void) {
-        index.setDownload(url, pending: true)
+    public func download(_ urls: [String], progress: @escaping @Sendable (String, Int64, Int64?) -> Void,
+                         done: @escaping @Sendable (String, Result<String, CacheError>) -> Void) {
+        index.setDownloads(urls, pending: true)
         // A few at a time: a feed of a thousand items must not open a thousand connections.
-        let start = { [self] in
-            let thread = Thread { [self] in
-                done(fetchWhole(url, progress: progress))
-                locked { runningDownloads -= 1 }
-                startQueuedDownloads()
-            }
-            thread.name = "reel-download"
-            thread.start()
+        let starts = urls.map { url in
+            (url: url, start: { [self] in
+                let thread = Thread { [self] in
+                    done(url, fetchWhole(url) { progress(url, $0, $1) })
+                    locked { runningDownloads -= 1 }
+                    startQueuedDownloads()
+                }
+                thread.name = "reel-download"
+                thread.start()
+            })
         }
-        locked { queuedDownloads.append((url, start)) }
+        locked { queuedDownloads += starts }
         startQueuedDownloads()
     }
 
@@ -182,7 +184,7 @@ public final class Cache: @unchecked Sendable {
         guard record.isComplete else { return .failure(.http(resource.lastFailure ?? "the download stopped")) }
         do {
             let path = try materialise(resource, record)
-            index.setDownload(url, pending: false)
+            index.setDownloads([url], pending: false)
             return .success(path)
         } catch {
             return .failure(error as? CacheError ?? .io("\(error)"))
@@ -191,7 +193,7 @@ public final class Cache: @unchecked Sendable {
 
     public func cancelDownload(_ url: String) -> Bool {
         let pending = index.pendingDownloads().contains(url)
-        index.setDownload(url, pending: false)
+        index.setDownloads([url], pending: false)
         // One still waiting for its place ends as cancelled when it gets it.
         locked { resources[cacheKey(for: url)] }?.download(false)
         return pending

@@ -81,11 +81,17 @@ final class CacheIndex: @unchecked Sendable {
         locked { ((try? db.query("SELECT url FROM downloads ORDER BY added")) ?? []).compactMap { $0.first?.text } }
     }
 
-    func setDownload(_ url: String, pending: Bool) {
-        _ = locked {
-            try? pending
-                ? db.query("INSERT OR IGNORE INTO downloads (url, added) VALUES (?, ?)", [.text(url), .int(Int64(Date().timeIntervalSince1970))])
-                : db.query("DELETE FROM downloads WHERE url = ?", [.text(url)])
+    /// Marks downloads pending (in one transaction) or done.
+    func setDownloads(_ urls: [String], pending: Bool) {
+        let now = Int64(Date().timeIntervalSince1970)
+        locked {
+            _ = try? db.transaction {
+                for url in urls {
+                    _ = try pending
+                        ? db.query("INSERT OR IGNORE INTO downloads (url, added) VALUES (?, ?)", [.text(url), .int(now)])
+                        : db.query("DELETE FROM downloads WHERE url = ?", [.text(url)])
+                }
+            }
         }
     }
 

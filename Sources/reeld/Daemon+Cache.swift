@@ -9,7 +9,7 @@ extension Daemon: CacheHost {
     func download(_ items: [String]) throws -> [String] {
         guard let cache else { throw BusError.failed("there is no cache") }
         let urls = try items.map(remoteURL)
-        urls.forEach { startDownload($0, in: cache) }
+        startDownloads(urls, in: cache)
         return urls
     }
 
@@ -30,14 +30,15 @@ extension Daemon: CacheHost {
         return item
     }
 
-    /// Starts a download unless one of the URL runs; the library item gets the file when it is done.
-    func startDownload(_ url: String, in cache: Cache) {
-        guard downloads.insert(url).inserted else { return }
+    /// Starts the downloads not running yet; each library item gets its file when it is done.
+    func startDownloads(_ urls: [String], in cache: Cache) {
+        let new = urls.filter { downloads.insert($0).inserted }
+        guard !new.isEmpty else { return }
         let mailbox = tasks
         let libraryPath = library.path
-        cache.download(url, progress: { present, length in
+        cache.download(new, progress: { url, present, length in
             mailbox.post(.downloadProgress(url, present, length))
-        }, done: { result in
+        }, done: { url, result in
             var result = result
             if case .success(let path) = result, let libraryPath {
                 do {
@@ -120,7 +121,7 @@ extension Daemon: CacheHost {
     func syncEnded(_ result: Result<(added: Int, known: Int, downloading: [String]), BusError>,
                    _ done: (Result<(added: Int, known: Int, downloading: [String]), BusError>) -> Void) {
         if case .success(let outcome) = result, let cache {
-            outcome.downloading.forEach { startDownload($0, in: cache) }
+            startDownloads(outcome.downloading, in: cache)
         }
         done(result)
     }
@@ -128,9 +129,9 @@ extension Daemon: CacheHost {
     /// Downloads that were running when the daemon last stopped.
     func resumeDownloads() {
         guard let cache else { return }
-        for url in cache.pendingDownloads {
-            log("resuming the download of \(url)")
-            startDownload(url, in: cache)
-        }
+        let pending = cache.pendingDownloads
+        guard !pending.isEmpty else { return }
+        log("resuming \(pending.count) \(pending.count == 1 ? "download" : "downloads")")
+        startDownloads(pending, in: cache)
     }
 }

@@ -226,7 +226,7 @@ final class CacheTests: XCTestCase {
     func testADownloadIsMaterialisedAndTheCacheEvictsLeastRecentlyRead() throws {
         let cache = try makeCache(limit: 4_000_000)
         let done = LockedBox<Result<String, CacheError>?>(nil)
-        cache.download(url, progress: { _, _ in }, done: { result in done.update { $0 = result } })
+        cache.download([url], progress: { _, _, _ in }, done: { _, result in done.update { $0 = result } })
         let deadline = Date().addingTimeInterval(20)
         while done.value == nil, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
         let path = try XCTUnwrap(try done.value?.get())
