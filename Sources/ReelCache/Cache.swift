@@ -34,6 +34,8 @@ public final class Cache: @unchecked Sendable {
         self.directory = directory
         self.mediaStore = mediaStore
         self.limit = limit
+        var settings = settings
+        settings.largestUnknownLength = min(settings.largestUnknownLength, max(limit / 2, 1 << 20))
         self.settings = settings
         for dir in [directory, mediaStore] {
             do {

@@ -19,6 +19,9 @@ public struct CacheSettings: Sendable {
     public var timeout = 15
     /// Attempts without progress, after a drop or a stall, before the fetch fails.
     public var retries = 3
+    /// The most a resource of unknown length may take: an endless stream
+    /// without ICY headers would otherwise fill the disk (the cache sets half its size).
+    public var largestUnknownLength: Int64 = 1 << 30
     /// First pause between attempts, doubled each time.
     public var backoff = 0.5
     public init() {}
@@ -67,7 +70,8 @@ final class Resource: @unchecked Sendable {
     /// Kept, so that side fetches reuse their connection; used by the fetcher thread only.
     private lazy var side = HTTPTransfer()
     private var unsynced: Int64 = 0
-    private var persistedLastRead: Int64 = -1
+    /// What the index was last given.
+    private var persisted: ResourceRecord?
     /// Bytes received from the network, for the statistics.
     private(set) var fetched: Int64 = 0
 
@@ -492,8 +496,13 @@ final class Resource: @unchecked Sendable {
     /// Writes body bytes at the transfer's offset.
     private func store(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard let at = locked({ transferAt }) else { return false }
-        if let length = locked({ record.length }), at + Int64(bytes.count) > length {
-            locked { failure = "\(host) sent more than the \(length) bytes it announced"; cond.broadcast() }
+        let length = locked { record.length }
+        if let length, at + Int64(bytes.count) > length {
+            locked { fail("\(host) sent more than the \(length) bytes it announced") }
+            return false
+        }
+        if length == nil, at + Int64(bytes.count) > settings.largestUnknownLength {
+            locked { fail("\(host) sends without end and gives no length; more than \(ByteCount.text(settings.largestUnknownLength)) is not cached") }
             return false
         }
         do {
@@ -519,9 +528,9 @@ final class Resource: @unchecked Sendable {
     func persist() {
         let claim = locked { () -> ResourceRecord? in
             // A live stream is never cached.
-            guard kind != .live, unsynced > 0 || record.lastRead != persistedLastRead else { return nil }
+            guard kind != .live, unsynced > 0 || record != persisted else { return nil }
             unsynced = 0
-            persistedLastRead = record.lastRead
+            persisted = record
             return record
         }
         guard let claim else { return }

@@ -23,7 +23,7 @@ public final class Origin {
         /// An error status for every request.
         public var status: Int?
         public var etag = "\"v1\""
-        /// No Content-Length: the body is chunked.
+        /// No Content-Length and no Range: the body is chunked, as a generated one would be.
         public var chunked = false
         /// Sends no faster than this.
         public var bytesPerSecond: Int?
@@ -131,7 +131,8 @@ public final class Origin {
                 start, end, partial = 0, size, False
                 rng = self.headers.get('Range')
                 if_range = self.headers.get('If-Range')
-                if rng and not c.get('ignoreRange') and (if_range is None or if_range == c['etag']):
+                # A chunked body is a generated one: no Range, no length.
+                if rng and not c.get('ignoreRange') and not c.get('chunked') and (if_range is None or if_range == c['etag']):
                     first, _, last = rng.replace('bytes=', '').partition('-')
                     start = int(first); end = int(last) + 1 if last else size
                     end = min(end, size)

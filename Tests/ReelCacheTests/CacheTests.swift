@@ -125,6 +125,17 @@ final class CacheTests: XCTestCase {
         XCTAssertEqual(cache.entries().first?.length, Int64(size))
     }
 
+    func testAnEndlessBodyWithoutALengthIsCutAtHalfTheCacheSize() throws {
+        var control = Origin.Control()
+        control.chunked = true
+        try origin.set(control)
+        let cache = try makeCache(limit: 4_000_000)
+        let (data, end) = try read(cache)
+        XCTAssertEqual(end, -1)
+        XCTAssertLessThanOrEqual(data.count, 2_000_000)
+        XCTAssertTrue(cache.failure(of: url)?.contains("gives no length") == true, cache.failure(of: url) ?? "")
+    }
+
     func testAChangedResourceDropsTheStaleBytes() throws {
         let cache = try makeCache(readahead: 64 << 10)
         _ = try read(cache, count: 100_000)
