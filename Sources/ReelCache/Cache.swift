@@ -82,6 +82,14 @@ public final class Cache: @unchecked Sendable {
 
     // MARK: Playing
 
+    /// Whether the cache's disk can take a file now: writable, with 1 MiB free.
+    /// When it cannot, remote files are better streamed uncached than not played.
+    public var hasRoom: Bool {
+        var info = statvfs()
+        guard access(directory.path, W_OK) == 0, statvfs(directory.path, &info) == 0 else { return false }
+        return info.f_flag & UInt(ST_RDONLY) == 0 && Int64(info.f_bavail) * Int64(info.f_frsize) >= 1 << 20
+    }
+
     /// Whether `url` goes through the cache (`.media`) or to the player directly.
     public func classify(_ url: String, _ done: @escaping @Sendable (ResourceKind) -> Void) {
         do {

@@ -40,6 +40,8 @@ public final class MPVBackend {
     private let classified: Inbox<(hook: UInt64, url: String, kind: ResourceKind)>
     /// What reads of the cache ran into (stalls, failures), by URL.
     private let streamNews: Inbox<(url: String, news: CacheStream.News)>
+    /// Whether the cache's disk had room at the last remote load (logged when that changes).
+    private var cacheHadRoom = true
     /// The on_load hook mpv waits on while the cache looks at a URL.
     private var pendingHook: (id: UInt64, url: String)?
 
@@ -405,6 +407,17 @@ public final class MPVBackend {
         let url = name.map { String(cString: $0) } ?? ""
         mpv_free(name)
         guard let stream, Self.isRemote(url) else {
+            mpv_hook_continue(handle, id)
+            return
+        }
+        let room = stream.cache.hasRoom
+        if room != cacheHadRoom {
+            cacheHadRoom = room
+            FileHandle.standardError.write(Data((room ? "reeld: the cache can be written again\n"
+                : "reeld: the cache's disk (\(stream.cache.directory.path)) is full or read-only: "
+                  + "streaming remote files without caching them\n").utf8))
+        }
+        guard room else {
             mpv_hook_continue(handle, id)
             return
         }

@@ -69,4 +69,23 @@ final class DiskFaultTests: DaemonTestCase {
         XCTAssertEqual(try metadata()["xesam:title"]?.string, "Tone 2")
         XCTAssertEqual(try get("LoopStatus"), .string("Playlist"))
     }
+
+    func testRemoteFilesPlayUncachedWhileTheCachesDiskIsFull() throws {
+        let origin = try Origin(serving: media.dir, home: home)
+        defer { origin.stop() }
+        try startDaemon([], [], environment: ["XDG_CACHE_HOME": disk.dir.path])
+        listen(for: 0.5)   // the cache opens just after the name is taken
+        XCTAssertFalse(daemon!.text.contains("without the cache"), daemon!.text)
+        try disk.fill()
+        try player("OpenUri", [.string(origin.url(media.long[0].lastPathComponent))])
+        try waitForStart()
+        listen(for: 0.5)
+        XCTAssertEqual(try status(), "Playing")
+        XCTAssertEqual(try get("LastError", MPRIS.reel).string, "")
+        XCTAssertTrue(daemon!.text.contains("streaming remote files without caching them"), daemon!.text)
+        try disk.free()
+        try player("OpenUri", [.string(origin.url(media.long[1].lastPathComponent))])
+        try waitForStart()
+        XCTAssertTrue(try reel("cache", "ls").1.contains(media.long[1].lastPathComponent), "cached again once there is room")
+    }
 }
