@@ -257,6 +257,17 @@ final class CacheTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: path))
     }
 
+    func testADamagedIndexIsReportedAndKeptByteForByte() throws {
+        let index = dir.appendingPathComponent("cache/index.sqlite3")
+        try FileManager.default.createDirectory(at: index.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let garbage = Data((0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        try garbage.write(to: index)
+        XCTAssertThrowsError(try makeCache()) { error in
+            XCTAssertTrue("\(error)".contains("damaged"), "\(error)")
+        }
+        XCTAssertEqual(try Data(contentsOf: index), garbage)
+    }
+
     func testTheIndexIsReconciledWithTheFilesAtStartUp() throws {
         let cache = try makeCache()
         _ = try read(cache)
