@@ -245,4 +245,28 @@ final class RemoteMediaTests: DaemonTestCase {
         listen(for: 0.5)
         XCTAssertLessThanOrEqual(openFiles(), before + 2, "file descriptors held after the downloads")
     }
+
+    func testACancelledDownloadStopsAndDoesNotResume() throws {
+        let content = try serve("slow.wav", seconds: 20)
+        var control = Origin.Control()
+        control.bytesPerSecond = 500_000
+        try origin.set(control)
+        try startDaemon()
+        XCTAssertEqual(try reel("download", "--background", origin.url("slow.wav")).0, 0)
+        let deadline = Date().addingTimeInterval(5)
+        while bytesServed("slow.wav") < 200_000, Date() < deadline { listen(for: 0.05) }
+        let (status, output) = try reel("download", "--cancel", origin.url("slow.wav"))
+        XCTAssertEqual(status, 0, output)
+        XCTAssertTrue(output.contains("cancelled"), output)
+        let finished = waitForSignal(timeout: 5) { $0.member == "DownloadFinished" }
+        XCTAssertEqual(finished?.arguments.last?.string, "cancelled")
+        let stopped = bytesServed("slow.wav")
+        listen(for: 1)
+        XCTAssertLessThan(bytesServed("slow.wav"), stopped + 150_000, "the fetch went on (500 kB/s)")
+        XCTAssertLessThan(bytesServed("slow.wav"), content.count)
+        daemon?.stop()
+        try startDaemon()
+        listen(for: 1)
+        XCTAssertFalse(daemon!.text.contains("resuming"), daemon!.text)
+    }
 }
