@@ -269,4 +269,46 @@ final class RemoteMediaTests: DaemonTestCase {
         listen(for: 1)
         XCTAssertFalse(daemon!.text.contains("resuming"), daemon!.text)
     }
+
+    /// A forward proxy that relays GETs (with their Range and If-Range) and logs each URL.
+    static let proxy = """
+        import http.server, sys, urllib.request
+        class Proxy(http.server.BaseHTTPRequestHandler):
+            protocol_version = 'HTTP/1.1'
+            def log_message(self, *a): pass
+            def do_GET(self):
+                print('PROXY', self.path, flush=True)
+                headers = {k: v for k, v in self.headers.items() if k.lower() in ('range', 'if-range', 'accept-encoding')}
+                try:
+                    reply = urllib.request.urlopen(urllib.request.Request(self.path, headers=headers))
+                except urllib.error.HTTPError as e:
+                    reply = e
+                body = reply.read()
+                self.send_response(reply.status if hasattr(reply, 'status') else reply.code)
+                for k, v in reply.headers.items():
+                    if k.lower() not in ('transfer-encoding', 'connection', 'content-length'): self.send_header(k, v)
+                self.send_header('Content-Length', str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+        s = http.server.ThreadingHTTPServer(('127.0.0.1', 0), Proxy)
+        print('port', s.server_address[1], flush=True)
+        s.serve_forever()
+        """
+
+    func testTheCacheGoesThroughTheProxyTheEnvironmentNames() throws {
+        let content = try serve("proxied.wav", seconds: 2)
+        let script = home.appendingPathComponent("proxy.py")
+        try Self.proxy.write(to: script, atomically: true, encoding: .utf8)
+        let proxy = try ChildProcess(URL(fileURLWithPath: "/usr/bin/python3"), [script.path], busAddress: nil, home: home)
+        defer { proxy.stop() }
+        let port = try XCTUnwrap(waitForOutput(proxy, "port")?.split(separator: " ").last?
+            .trimmingCharacters(in: .whitespacesAndNewlines))
+        try startDaemon([], [], environment: ["http_proxy": "http://127.0.0.1:\(port)", "no_proxy": ""])
+        try player("OpenUri", [.string(origin.url("proxied.wav"))])
+        try waitForStart()
+        XCTAssertTrue(proxy.text.contains("PROXY \(origin.url("proxied.wav"))"), proxy.text)
+        let (status, path) = try reel("download", origin.url("proxied.wav"))
+        XCTAssertEqual(status, 0, path)
+        XCTAssertEqual(bytesServed("proxied.wav") >= content.count, true)
+    }
 }
