@@ -72,6 +72,7 @@ final class Resource: @unchecked Sendable {
     private var unsynced: Int64 = 0
     /// What the index was last given.
     private var persisted: ResourceRecord?
+    private let persisting = NSLock()
     /// Bytes received from the network, for the statistics.
     private(set) var fetched: Int64 = 0
 
@@ -526,6 +527,9 @@ final class Resource: @unchecked Sendable {
     /// Syncs the data file, then lets the index claim what is now durable:
     /// the claim is taken before the sync, so it holds only synced bytes.
     func persist() {
+        // One at a time: a persist that finds nothing new must not return before another's save is done.
+        persisting.lock()
+        defer { persisting.unlock() }
         let claim = locked { () -> ResourceRecord? in
             // A live stream is never cached.
             guard kind != .live, unsynced > 0 || record != persisted else { return nil }
