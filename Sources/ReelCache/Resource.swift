@@ -1,32 +1,6 @@
 import Foundation
 import ReelCore
 
-/// What the first response says a URL is.
-public enum ResourceKind: Equatable, Sendable {
-    /// A file with bytes at fixed offsets: it goes through the cache.
-    case media
-    /// A live stream or a playlist: mpv opens it directly.
-    case live
-    /// The request failed; the reason is for the user.
-    case failed(String)
-}
-
-/// Limits and timings shared by every resource.
-public struct CacheSettings: Sendable {
-    /// Bytes fetched ahead of the read position.
-    public var readahead: Int64 = 4 << 20
-    /// Seconds without a byte before a request is given up.
-    public var timeout = 15
-    /// Attempts without progress, after a drop or a stall, before the fetch fails.
-    public var retries = 3
-    /// The most a resource of unknown length may take: an endless stream
-    /// without ICY headers would otherwise fill the disk (the cache sets half its size).
-    public var largestUnknownLength: Int64 = 1 << 30
-    /// First pause between attempts, doubled each time.
-    public var backoff = 0.5
-    public init() {}
-}
-
 /// One cached resource: its sparse data file, what is present, and its one
 /// fetcher thread, which every reader (the player, a download) waits on.
 final class Resource: @unchecked Sendable {
@@ -562,26 +536,6 @@ final class Resource: @unchecked Sendable {
         "audio/x-scpls", "application/pls+xml", "application/dash+xml", "video/vnd.mpeg.dash.mpd",
         "application/xspf+xml", "audio/x-ms-wax", "video/x-ms-asf", "application/smil+xml",
     ]
-}
-
-/// `Content-Range: bytes FIRST-LAST/TOTAL` (TOTAL may be `*`).
-struct ContentRange {
-    var first: Int64
-    var last: Int64
-    var total: Int64?
-
-    init?(_ header: String?) {
-        guard let header, header.lowercased().hasPrefix("bytes ") else { return nil }
-        let parts = header.dropFirst(6).split(separator: "/")
-        let ends = parts.first?.split(separator: "-") ?? []
-        guard parts.count == 2, ends.count == 2, let first = Int64(ends[0].trimmingCharacters(in: .whitespaces)),
-              let last = Int64(ends[1].trimmingCharacters(in: .whitespaces)), first <= last else { return nil }
-        let total = Int64(parts[1].trimmingCharacters(in: .whitespaces))
-        guard parts[1] == "*" || (total.map { $0 > last } ?? false) else { return nil }
-        self.first = first
-        self.last = last
-        self.total = total
-    }
 }
 
 private let tracing = ProcessInfo.processInfo.environment["REEL_TRACE"] != nil
