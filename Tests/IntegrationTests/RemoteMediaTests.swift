@@ -34,6 +34,17 @@ final class RemoteMediaTests: DaemonTestCase {
 
     func bytesServed(_ name: String) -> Int { origin.served["/\(name)"] ?? 0 }
 
+    /// Starts a background download of `name`, served at `rate`, and waits until `bytes` of it were sent.
+    func downloadThrottled(_ name: String, rate: Int, until bytes: Int) throws {
+        var control = Origin.Control()
+        control.bytesPerSecond = rate
+        try origin.set(control)
+        try startDaemon()
+        XCTAssertEqual(try reel("download", "--background", origin.url(name)).0, 0)
+        let deadline = Date().addingTimeInterval(10)
+        while bytesServed(name) < bytes, Date() < deadline { listen(for: 0.05) }
+    }
+
     func lastError() throws -> String { try get("LastError", MPRIS.reel).string ?? "" }
 
     func cacheFill() throws -> (Int64, Int64) {
@@ -108,14 +119,8 @@ final class RemoteMediaTests: DaemonTestCase {
 
     func testADownloadKilledHalfwayKeepsOnlyTrueBytesAndResumes() throws {
         let content = try serve("big.wav", seconds: 20)
-        var control = Origin.Control()
-        control.bytesPerSecond = 1_500_000
-        try origin.set(control)
-        try startDaemon()
-        XCTAssertEqual(try reel("download", "--background", origin.url("big.wav")).0, 0)
+        try downloadThrottled("big.wav", rate: 1_500_000, until: content.count / 3)
         let index = home.appendingPathComponent("cache/reel/http/index.sqlite3").path
-        let deadline = Date().addingTimeInterval(10)
-        while bytesServed("big.wav") < content.count / 3, Date() < deadline { listen(for: 0.05) }
         killDaemon()
         let db = try Database(path: index)
         let row = try XCTUnwrap(try db.query("SELECT key, ranges FROM resources").first)
@@ -127,8 +132,7 @@ final class RemoteMediaTests: DaemonTestCase {
             XCTAssertEqual(data[Int(range.lowerBound)..<Int(range.upperBound)], content[Int(range.lowerBound)..<Int(range.upperBound)])
         }
 
-        control.bytesPerSecond = nil
-        try origin.set(control)
+        try origin.set(Origin.Control())
         try startDaemon()
         let finished = waitForSignal(timeout: 20) { $0.member == "DownloadFinished" }
         XCTAssertEqual(finished?.arguments.last?.string, "")
@@ -248,13 +252,7 @@ final class RemoteMediaTests: DaemonTestCase {
 
     func testACancelledDownloadStopsAndDoesNotResume() throws {
         let content = try serve("slow.wav", seconds: 20)
-        var control = Origin.Control()
-        control.bytesPerSecond = 500_000
-        try origin.set(control)
-        try startDaemon()
-        XCTAssertEqual(try reel("download", "--background", origin.url("slow.wav")).0, 0)
-        let deadline = Date().addingTimeInterval(5)
-        while bytesServed("slow.wav") < 200_000, Date() < deadline { listen(for: 0.05) }
+        try downloadThrottled("slow.wav", rate: 500_000, until: 200_000)
         let (status, output) = try reel("download", "--cancel", origin.url("slow.wav"))
         XCTAssertEqual(status, 0, output)
         XCTAssertTrue(output.contains("cancelled"), output)
