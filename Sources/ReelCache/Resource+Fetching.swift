@@ -58,7 +58,10 @@ extension Resource {
                 self.transfer = nil
                 transferAt = nil
                 holdUntil = 0
-                if !kindWaiters.isEmpty, let failure { notifyKind(.failed(failure)) }
+                // Nobody who asked what the URL is may be left waiting (mpv waits on them).
+                if !kindWaiters.isEmpty {
+                    notifyKind(failure.map { .failed($0) } ?? kind ?? .failed("\(host) sent nothing to tell what \(url) is"))
+                }
                 cond.broadcast()
                 let idle = readers == 0 && !downloading
                 cond.unlock()

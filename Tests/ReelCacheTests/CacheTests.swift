@@ -257,6 +257,24 @@ final class CacheTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: path))
     }
 
+    func testClassifyingAlwaysAnswers() throws {
+        try Data().write(to: origin.directory.appendingPathComponent("empty.bin"))
+        try content.prefix(20_000).write(to: origin.directory.appendingPathComponent("radio.mp3"))
+        let cache = try makeCache()
+        func kind(_ url: String) -> ResourceKind? {
+            let answer = LockedBox<ResourceKind?>(nil)
+            cache.classify(url) { kind in answer.update { $0 = kind } }
+            let deadline = Date().addingTimeInterval(10)
+            while answer.value == nil, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+            return answer.value
+        }
+        XCTAssertEqual(kind(url), .media)
+        XCTAssertEqual(kind(origin.url("live/radio.mp3")), .live)
+        XCTAssertEqual(kind(origin.url("missing.bin")), .failed("HTTP 404 from 127.0.0.1"))
+        guard case .failed = kind(origin.url("empty.bin")) else { return XCTFail("an empty file left the question open") }
+        XCTAssertFalse(cache.entries().contains { $0.url.contains("live/") }, "a live stream was cached")
+    }
+
     func testADamagedIndexIsReportedAndKeptByteForByte() throws {
         let index = dir.appendingPathComponent("cache/index.sqlite3")
         try FileManager.default.createDirectory(at: index.deletingLastPathComponent(), withIntermediateDirectories: true)
