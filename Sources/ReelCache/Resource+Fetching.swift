@@ -60,7 +60,8 @@ extension Resource {
                 holdUntil = 0
                 // Nobody who asked what the URL is may be left waiting (mpv waits on them).
                 if !kindWaiters.isEmpty {
-                    notifyKind(failure.map { .failed($0) } ?? kind ?? .failed("\(host) sent nothing to tell what \(url) is"))
+                    let nothing = record.length == 0 ? "\(url) is empty" : "\(host) sent nothing to tell what \(url) is"
+                    notifyKind(failure.map { .failed($0) } ?? kind ?? .failed(nothing))
                 }
                 cond.broadcast()
                 let idle = readers == 0 && !downloading
