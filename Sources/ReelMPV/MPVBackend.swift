@@ -282,7 +282,7 @@ public final class MPVBackend {
         }
         if let (token, reason, detail) = failure {
             failure = nil
-            events.append(.failed(token, reason: detail.map { "\(reason): \($0)" } ?? reason))
+            events.append(.failed(token, reason: detail.flatMap { $0.isEmpty ? nil : "\(reason): \($0)" } ?? reason))
         }
         return events
     }
@@ -323,8 +323,9 @@ public final class MPVBackend {
             case MPV_END_FILE_REASON_ERROR:
                 failure = (token, MPVError.describe(end.error), openingError)
                 if let uri = uris[end.playlist_entry_id], let why = stream?.takeFailure(uri) {
-                    // The cache knows what the server did; mpv saw only a failed read.
-                    failure = (token, why, nil)
+                    // The cache knows what the server did; mpv saw only a failed read (an
+                    // empty detail keeps its "Failed to open reelcache://N" log line out).
+                    failure = (token, why, "")
                     return nil
                 }
                 if let uri = uris[end.playlist_entry_id], uri.hasPrefix("http"),
