@@ -19,7 +19,7 @@ public final class Client {
         self.output = write
     }
 
-    func write(_ text: String, newline: Bool = true) { output(text, newline) }
+    func write(_ text: String, newline: Bool = true) { output(text.terminalSafe, newline) }
 
     /// Whether a daemon owns the bus name.
     public func daemonIsRunning() throws -> Bool {
@@ -156,8 +156,8 @@ public final class Client {
                         + (row.length.map { ",\"length\":\($0)" } ?? "")
                         + ",\"title\":\(JSON.string(row.title)),\"trackid\":\(JSON.string(row.trackID)),\"url\":\(JSON.string(row.url))}"
                 } else {
-                    text += "\(index == current ? "*" : " ") \(index + 1)  \(row.title)"
-                    if !row.artists.isEmpty { text += " — " + row.artists.joined(separator: ", ") }
+                    text += "\(index == current ? "*" : " ") \(index + 1)  \(row.title.printable)"
+                    if !row.artists.isEmpty { text += " — " + row.artists.joined(separator: ", ").printable }
                     if let length = row.length { text += "  " + TimeText.format(length) }
                     text += "\n"
                 }

@@ -100,9 +100,9 @@ extension Client {
     }
 
     static func line(_ item: [String: DBusValue]) -> String {
-        var parts = ["\(item["id"]?.int64 ?? 0)", item["title"]?.string ?? (item["localPath"] ?? item["remoteURL"])?.string ?? "?"]
-        if let artist = item["artist"]?.string { parts[1] += " — " + artist }
-        if let album = item["album"]?.string { parts[1] += " (\(album))" }
+        var parts = ["\(item["id"]?.int64 ?? 0)", (item["title"]?.string ?? (item["localPath"] ?? item["remoteURL"])?.string ?? "?").printable]
+        if let artist = item["artist"]?.string { parts[1] += " — " + artist.printable }
+        if let album = item["album"]?.string { parts[1] += " (\(album.printable))" }
         if let duration = item["duration"]?.int64 { parts.append(TimeText.format(duration)) }
         if let position = item["position"]?.int64, position > 0 { parts.append("at " + TimeText.format(position)) }
         return parts.joined(separator: "  ")

@@ -52,8 +52,8 @@ public struct PlayerStatus: Equatable, Sendable {
     public var line: String {
         var parts = [status]
         if trackID != nil {
-            var what = title ?? url ?? "?"
-            if !artists.isEmpty { what += " — " + artists.joined(separator: ", ") }
+            var what = (title ?? url ?? "?").printable
+            if !artists.isEmpty { what += " — " + artists.joined(separator: ", ").printable }
             parts.append(what)
             parts.append(TimeText.format(position) + "/" + (length.map(TimeText.format) ?? "?"))
             if !activity.isEmpty { parts.append("[\(activity)…]") }
@@ -63,8 +63,8 @@ public struct PlayerStatus: Equatable, Sendable {
         } else {
             parts.append("(nothing queued)")
         }
-        if !lastError.isEmpty { parts.append("[error: \(lastError)]") }
-        if !libraryError.isEmpty { parts.append("[library: \(libraryError)]") }
+        if !lastError.isEmpty { parts.append("[error: \(lastError.printable)]") }
+        if !libraryError.isEmpty { parts.append("[library: \(libraryError.printable)]") }
         return parts.joined(separator: "  ")
     }
 

@@ -82,3 +82,19 @@ final class ArgumentsTests: XCTestCase {
         }
     }
 }
+
+final class PrintableTests: XCTestCase {
+    func testControlCharactersFromTitlesNeverReachTheTerminal() {
+        XCTAssertEqual("plain — ünïcode".printable, "plain — ünïcode")
+        XCTAssertEqual("a\u{1B}[2Jb".printable, "a\\x1b[2Jb")
+        XCTAssertEqual("one\ntwo\r\t\u{7F}\u{9B}".printable, "one\\ntwo\\r\\t\\x7f\\x9b")
+        var status = PlayerStatus()
+        status.status = "Playing"
+        status.trackID = "/dev/reel/Track/1"
+        status.title = "Evil\u{1B}]0;pwned\u{07}\nSecond line"
+        status.artists = ["DJ\u{1B}[31m"]
+        status.lastError = "x\u{1B}y"
+        XCTAssertFalse(status.line.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }, status.line)
+        XCTAssertTrue(status.line.contains("Evil\\x1b]0;pwned\\x07\\nSecond line — DJ\\x1b[31m"), status.line)
+    }
+}
