@@ -37,7 +37,7 @@ extension Client {
                 let percent = length > 0 ? "\(present * 100 / length) %" : "?"
                 let date = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: Double(row["lastRead"] as! Int64)))
                 let stored = (row["downloaded"] as! String).isEmpty ? "" : "  downloaded"
-                write("\(row["url"] as! String)  \(length >= 0 ? Client.bytes(length) : "? B")  \(percent)  \(date)\(stored)")
+                write("\(row["url"] as! String)  \(length >= 0 ? ByteCount.text(length) : "? B")  \(percent)  \(date)\(stored)")
             }
         case .cachePath(let url): write(try call(Client.reel, "CachePath", [.string(url)]).first?.string ?? "")
         case .cacheClear(let url):
@@ -45,7 +45,7 @@ extension Client {
             write("dropped \(n) \(n == 1 ? "resource" : "resources")")
         case .cacheSize:
             let reply = try call(Client.reel, "CacheSize")
-            write("\(Client.bytes(reply.first?.int64 ?? 0)) of \(Client.bytes(reply.count > 1 ? reply[1].int64 ?? 0 : 0))")
+            write("\(ByteCount.text(reply.first?.int64 ?? 0)) of \(ByteCount.text(reply.count > 1 ? reply[1].int64 ?? 0 : 0))")
         default: break
         }
     }
@@ -86,8 +86,8 @@ extension Client {
             let rate = Double(present) / max(Date().timeIntervalSince(started), 0.001)
             let eta = rate > 0 && total > present ? Int64(Double(total - present) / rate * 1_000_000) : 0
             FileHandle.standardError.write(Data(String(format: "\r\u{1B}[K%d/%d  %@ of %@  %@/s  ETA %@",
-                                                       urls.count - waiting.count, urls.count, Client.bytes(present),
-                                                       Client.bytes(total), Client.bytes(Int64(rate)),
+                                                       urls.count - waiting.count, urls.count, ByteCount.text(present),
+                                                       ByteCount.text(total), ByteCount.text(Int64(rate)),
                                                        TimeText.format(eta)).utf8))
         }
         if terminal { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
@@ -97,5 +97,4 @@ extension Client {
         }
     }
 
-    static func bytes(_ n: Int64) -> String { ByteCount.text(n) }
 }

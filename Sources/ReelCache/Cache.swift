@@ -104,11 +104,6 @@ public final class Cache: @unchecked Sendable {
         }
     }
 
-    /// Starts fetching the beginning of `url` before anybody reads it.
-    public func prefetch(_ url: String) {
-        _ = try? withResource(url) { $0.prefetch(settings.readahead) }
-    }
-
     public func openReader(_ url: String) throws -> CacheReader {
         try withResource(url) { resource in
             resource.openReader()
@@ -119,11 +114,6 @@ public final class Cache: @unchecked Sendable {
     /// Why the last fetch of `url` failed, if it did.
     public func failure(of url: String) -> String? {
         locked { resources[cacheKey(for: url)] }?.lastFailure
-    }
-
-    /// Bytes received from the network for `url` since the daemon started.
-    public func fetchedBytes(_ url: String) -> Int64 {
-        locked { resources[cacheKey(for: url)] }?.fetchedBytes ?? 0
     }
 
     /// Bytes present and the length (when known) of `url`.

@@ -203,7 +203,6 @@ extension Resource {
                          guard (try? file.write(bytes, at: at)) != nil else { return false }
                          locked {
                              record.present.insert(at..<at + Int64(bytes.count))
-                             fetched += Int64(bytes.count)
                              unsynced += Int64(bytes.count)
                              cond.broadcast()
                          }
@@ -290,7 +289,6 @@ extension Resource {
         let flush = locked { () -> Bool in
             record.present.insert(at..<at + Int64(bytes.count))
             transferAt = at + Int64(bytes.count)
-            fetched += Int64(bytes.count)
             unsynced += Int64(bytes.count)
             cond.broadcast()
             return unsynced >= 1 << 20

@@ -47,8 +47,6 @@ final class Resource: @unchecked Sendable {
     /// What the index was last given.
     var persisted: ResourceRecord?
     let persisting = NSLock()
-    /// Bytes received from the network, for the statistics.
-    var fetched: Int64 = 0
 
     init(record: ResourceRecord, file: DataFile, index: CacheIndex, settings: CacheSettings) {
         url = record.url
@@ -66,7 +64,6 @@ final class Resource: @unchecked Sendable {
     }
 
     var snapshot: ResourceRecord { locked { record } }
-    var fetchedBytes: Int64 { locked { fetched } }
     /// Read, fetched or downloaded now: never evicted.
     var isBusy: Bool { locked { readers > 0 || fetcherRunning || downloading } }
     var isDownloading: Bool { locked { downloading } }
@@ -93,17 +90,6 @@ final class Resource: @unchecked Sendable {
         holdExpiry = Date().addingTimeInterval(10)
         startFetcher()
         cond.unlock()
-    }
-
-    /// Fetches the first `bytes` ahead of any reader (the next entry in play order).
-    func prefetch(_ bytes: Int64) {
-        locked {
-            guard !record.isComplete else { return }
-            beginAttempt()
-            holdUntil = max(holdUntil, bytes)
-            holdExpiry = Date().addingTimeInterval(10)
-            startFetcher()
-        }
     }
 
     func openReader() {
