@@ -1,3 +1,5 @@
+import ReelCore
+
 /// Text from files, servers and radio stations on its way to a terminal:
 /// control characters are shown as escapes, so that a title can neither
 /// drive the terminal (ESC sequences) nor break the one-line-per-entry output.
@@ -19,7 +21,7 @@ extension String {
                 case "\n": out += "\\n"
                 case "\r": out += "\\r"
                 case "\t": out += "\\t"
-                default: out += "\\x" + String(scalar.value, radix: 16).leftPadded(2)
+                default: out += "\\x" + String(scalar.value, radix: 16).zeroPadded(to: 2)
                 }
             }
         }
@@ -29,9 +31,5 @@ extension String {
     /// C0, DEL and C1 controls.
     private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
         scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
-    }
-
-    private func leftPadded(_ width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

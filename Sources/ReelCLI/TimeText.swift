@@ -1,3 +1,5 @@
+import ReelCore
+
 /// Parsing and printing of times on the command line, in integer µs.
 public enum TimeText {
     /// "90", "1.5", "01:30", "1:02:03.25" → µs. Nil for anything else.
@@ -38,7 +40,7 @@ public enum TimeText {
         return negative ? "-" + body : body
     }
 
-    private static func pad(_ n: UInt64) -> String { n < 10 ? "0\(n)" : "\(n)" }
+    private static func pad(_ n: UInt64) -> String { String(n).zeroPadded(to: 2) }
 }
 
 extension Character {

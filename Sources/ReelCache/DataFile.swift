@@ -1,4 +1,5 @@
 import Foundation
+import ReelCore
 
 /// A sparse file holding a resource's bytes at their own offsets.
 final class DataFile: @unchecked Sendable {
@@ -74,12 +75,6 @@ func cacheKey(for url: String) -> String {
         return hash
     }
     let bytes = Array(url.utf8)
-    let hex = { (v: UInt64) in String(v, radix: 16).leftPadded(16) }
+    let hex = { (v: UInt64) in String(v, radix: 16).zeroPadded(to: 16) }
     return hex(fnv(bytes)) + hex(fnv(bytes.reversed()))
-}
-
-extension String {
-    func leftPadded(_ width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
-    }
 }

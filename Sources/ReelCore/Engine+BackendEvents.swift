@@ -113,7 +113,7 @@ extension Engine {
 
     static func clock(_ time: MediaTime) -> String {
         let seconds = max(time, 0) / 1_000_000
-        let rest = seconds % 60 < 10 ? "0\(seconds % 60)" : "\(seconds % 60)"
+        let rest = String(seconds % 60).zeroPadded(to: 2)
         return "\(seconds / 60):\(rest)"
     }
 

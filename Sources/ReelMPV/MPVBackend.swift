@@ -502,13 +502,7 @@ public final class MPVBackend {
         // Exact decimal rendering of integer µs: no floating-point rounding.
         let sign = time < 0 ? "-" : ""
         let magnitude = time.magnitude
-        return "\(sign)\(magnitude / 1_000_000).\(String(magnitude % 1_000_000).leftPadded(to: 6))"
-    }
-}
-
-private extension String {
-    func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
+        return "\(sign)\(magnitude / 1_000_000).\(String(magnitude % 1_000_000).zeroPadded(to: 6))"
     }
 }
 
