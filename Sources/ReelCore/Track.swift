@@ -58,7 +58,13 @@ public struct QueueEntry: Equatable, Sendable {
         self.resumeAt = resumeAt
     }
 
-    public var isRemote: Bool { uri.hasPrefix("http://") || uri.hasPrefix("https://") }
+    public var isRemote: Bool { Self.isRemote(uri) }
+
+    /// Whether `uri` is http(s), whatever the case of its scheme.
+    public static func isRemote(_ uri: String) -> Bool {
+        let scheme = uri.prefix(8).lowercased()
+        return scheme.hasPrefix("http://") || scheme.hasPrefix("https://")
+    }
 
     /// The name to show when there is no title tag: the last path component, percent-decoded.
     public static func fallbackTitle(for uri: String) -> String {

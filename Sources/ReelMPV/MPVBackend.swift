@@ -163,7 +163,7 @@ public final class MPVBackend {
             uris = [id: uri]
         case .queueNext(let token, let uri, let start):
             // Fetched ahead, so that it starts without a gap.
-            if Self.isRemote(uri) { stream?.cache.classify(uri) { _ in } }
+            if QueueEntry.isRemote(uri) { stream?.cache.classify(uri) { _ in } }
             dropQueued()
             guard let id = loadFile(uri, mode: "append", start: start) else {
                 return [.failed(token, reason: lastCommandError)]
@@ -396,18 +396,13 @@ public final class MPVBackend {
     /// Whether remote files are read through the cache.
     public var readsThroughCache: Bool { stream != nil }
 
-    static func isRemote(_ uri: String) -> Bool {
-        let lower = uri.prefix(8).lowercased()
-        return lower.hasPrefix("http://") || lower.hasPrefix("https://")
-    }
-
     /// mpv is about to open a file: remote files wait for the cache to look at them.
     private func hookCalled(_ id: UInt64) {
         var name: UnsafeMutablePointer<CChar>?
         mpv_get_property(handle, "stream-open-filename", MPV_FORMAT_STRING, &name)
         let url = name.map { String(cString: $0) } ?? ""
         mpv_free(name)
-        guard let stream, Self.isRemote(url) else {
+        guard let stream, QueueEntry.isRemote(url) else {
             mpv_hook_continue(handle, id)
             return
         }
