@@ -33,7 +33,6 @@ extension Resource {
             if from >= length { return nil }
         }
         if !downloading, wanted == nil, from >= horizon { return nil }
-        let validator = record.etag.flatMap { $0.hasPrefix("W/") ? nil : $0 } ?? record.lastModified
         // Resources are fetched in bounded chunks (the first one too, which
         // tells the length), so that a transfer never
         // runs into bytes a side fetch brought meanwhile, and stopping one
@@ -41,6 +40,11 @@ extension Resource {
         let chunk = downloading ? Self.downloadChunk : Self.chunk
         let to = min(record.present.nextPresent(after: from) ?? Int64.max, from + chunk, record.length ?? Int64.max)
         return Plan(from: from, to: to == Int64.max ? nil : to, ifRange: record.present.isEmpty ? nil : validator)
+    }
+
+    /// What `If-Range` carries, under the lock: a strong ETag, else Last-Modified.
+    var validator: String? {
+        record.etag.flatMap { $0.hasPrefix("W/") ? nil : $0 } ?? record.lastModified
     }
 
     /// How far ahead bytes are wanted without a download.
@@ -184,7 +188,7 @@ extension Resource {
     func sideFetch(from: Int64, to: Int64) {
         trace("side fetch \(from)-\(to) of \(url)")
         var at = from
-        let ifRange = locked { record.etag.flatMap { $0.hasPrefix("W/") ? nil : $0 } ?? record.lastModified }
+        let ifRange = locked { validator }
         let outcome = side.run(HTTPTransfer.Request(url: url, from: from, to: to == Int64.max ? nil : to, ifRange: ifRange,
                                           timeout: settings.timeout),
                      steer: { [self] in locked { interested && failure == nil } ? .go : .stop },
@@ -200,12 +204,7 @@ extension Resource {
                          return true
                      },
                      onData: { [self] bytes in
-                         guard (try? file.write(bytes, at: at)) != nil else { return false }
-                         locked {
-                             record.present.insert(at..<at + Int64(bytes.count))
-                             unsynced += Int64(bytes.count)
-                             cond.broadcast()
-                         }
+                         guard keep(bytes, at: at) != nil else { return false }
                          at += Int64(bytes.count)
                          return true
                      })
@@ -280,20 +279,26 @@ extension Resource {
             locked { fail("\(host) sends without end and gives no length; more than \(ByteCount.text(settings.largestUnknownLength)) is not cached") }
             return false
         }
+        guard let unsynced = keep(bytes, at: at) else { return false }
+        locked { transferAt = at + Int64(bytes.count) }
+        if unsynced >= 1 << 20 { persist() }
+        return true
+    }
+
+    /// Writes bytes at their offset and marks them present, waking readers;
+    /// the bytes not yet synced, or nil when the disk refused them (the fetch fails).
+    func keep(_ bytes: UnsafeRawBufferPointer, at offset: Int64) -> Int64? {
         do {
-            try file.write(bytes, at: at)
+            try file.write(bytes, at: offset)
         } catch {
             locked { fail("\(error)") }
-            return false
+            return nil
         }
-        let flush = locked { () -> Bool in
-            record.present.insert(at..<at + Int64(bytes.count))
-            transferAt = at + Int64(bytes.count)
+        return locked {
+            record.present.insert(offset..<offset + Int64(bytes.count))
             unsynced += Int64(bytes.count)
             cond.broadcast()
-            return unsynced >= 1 << 20
+            return unsynced
         }
-        if flush { persist() }
-        return true
     }
 }
