@@ -162,7 +162,7 @@ public final class Cache: @unchecked Sendable {
 
     /// Fetches all of `url` and copies it into the media store.
     private func fetchWhole(_ url: String, progress: @Sendable (Int64, Int64?) -> Void) -> Result<String, CacheError> {
-        guard index.pendingDownloads().contains(url) else { return .failure(.io("cancelled")) }
+        guard index.isPendingDownload(url) else { return .failure(.io("cancelled")) }
         let resource: Resource
         do {
             resource = try withResource(url) { resource in
@@ -192,7 +192,7 @@ public final class Cache: @unchecked Sendable {
     }
 
     public func cancelDownload(_ url: String) -> Bool {
-        let pending = index.pendingDownloads().contains(url)
+        let pending = index.isPendingDownload(url)
         index.setDownloads([url], pending: false)
         // One still waiting for its place ends as cancelled when it gets it.
         locked { resources[cacheKey(for: url)] }?.download(false)
@@ -262,9 +262,14 @@ public final class Cache: @unchecked Sendable {
     }
 
     /// Bytes the cache holds (not the media store).
-    public var size: Int64 {
+    public var size: Int64 { holdings().total }
+
+    /// Every stored resource (most recently read first) and the bytes all of
+    /// them hold, those in use counted as they are now.
+    private func holdings() -> (records: [ResourceRecord], total: Int64) {
         let live = locked { resources }
-        return index.all().reduce(0) { $0 + (live[$1.key]?.snapshot ?? $1).present.count }
+        let records = index.all()
+        return (records, records.reduce(0) { $0 + (live[$1.key]?.snapshot ?? $1).present.count })
     }
 
     /// Empties the cache, or drops one URL; resources in use are kept. The number dropped.
@@ -295,9 +300,9 @@ public final class Cache: @unchecked Sendable {
 
     /// Least recently read first, until the cache fits its limit.
     private func evictIfFull() {
-        var total = size
+        var (records, total) = holdings()
         guard total > limit else { return }
-        for record in index.all().reversed() where total > limit {
+        for record in records.reversed() where total > limit {
             if drop(record) { total -= record.present.count }
         }
     }

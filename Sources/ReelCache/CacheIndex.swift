@@ -81,6 +81,10 @@ final class CacheIndex: @unchecked Sendable {
         locked { ((try? db.query("SELECT url FROM downloads ORDER BY added")) ?? []).compactMap { $0.first?.text } }
     }
 
+    func isPendingDownload(_ url: String) -> Bool {
+        locked { (try? db.query("SELECT 1 FROM downloads WHERE url = ?", [.text(url)]))?.isEmpty == false }
+    }
+
     /// Marks downloads pending (in one transaction) or done.
     func setDownloads(_ urls: [String], pending: Bool) {
         let now = Int64(Date().timeIntervalSince1970)
