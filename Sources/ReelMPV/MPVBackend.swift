@@ -225,24 +225,26 @@ public final class MPVBackend {
     /// mpv moved on before we heard: then its events are still wanted.
     private func dropQueued() {
         command(["playlist-clear"])
-        var node = mpv_node()
-        guard mpv_get_property(handle, "playlist", MPV_FORMAT_NODE, &node) >= 0 else { return }
-        defer { mpv_free_node_contents(&node) }
-        let kept = Set(MPVNode.array(node).compactMap { MPVNode.map($0)["id"].flatMap(MPVNode.int64) })
+        guard let ids = playlistIDs() else { return }
+        let kept = Set(ids.compactMap { $0 })
         tokens = tokens.filter { kept.contains($0.key) }
         uris = uris.filter { kept.contains($0.key) }
     }
 
     /// Removes the mpv playlist entries with ids first ..< first + count.
     private func removeEntries(from first: Int64, count: Int32) {
-        guard count > 0 else { return }
-        var node = mpv_node()
-        guard mpv_get_property(handle, "playlist", MPV_FORMAT_NODE, &node) >= 0 else { return }
-        let ids = MPVNode.array(node).map { MPVNode.map($0)["id"].flatMap(MPVNode.int64) }
-        mpv_free_node_contents(&node)
+        guard count > 0, let ids = playlistIDs() else { return }
         for (index, id) in ids.enumerated().reversed() {
             if let id, id >= first, id < first + Int64(count) { command(["playlist-remove", String(index)]) }
         }
+    }
+
+    /// The ids of mpv's playlist entries, in playlist order; nil if mpv cannot say.
+    private func playlistIDs() -> [Int64?]? {
+        var node = mpv_node()
+        guard mpv_get_property(handle, "playlist", MPV_FORMAT_NODE, &node) >= 0 else { return nil }
+        defer { mpv_free_node_contents(&node) }
+        return MPVNode.array(node).map { MPVNode.map($0)["id"].flatMap(MPVNode.int64) }
     }
 
     /// mpv's real position now, in µs; nil when nothing is playing.
@@ -328,7 +330,7 @@ public final class MPVBackend {
                     failure = (token, why, "")
                     return nil
                 }
-                if let uri = uris[end.playlist_entry_id], uri.hasPrefix("http"),
+                if let uri = uris[end.playlist_entry_id], QueueEntry.isRemote(uri),
                    monotonicNow() - openedAt >= MonotonicTime(networkTimeout) * 900_000 {
                     // mpv says only "Failed to open"; the wait says why.
                     let host = URL(string: uri)?.host ?? "the server"
