@@ -1,6 +1,18 @@
 import ReelCache
 import ReelDBus
 
+/// What `Sync` did: items new to the library, items it knew, URLs now downloading.
+public struct SyncOutcome: Sendable {
+    public var added: Int
+    public var known: Int
+    public var downloading: [String]
+    public init(added: Int, known: Int, downloading: [String]) {
+        self.added = added
+        self.known = known
+        self.downloading = downloading
+    }
+}
+
 /// What the adapter needs from the daemon for the cache, downloads and
 /// feeds. Every call happens on the loop thread; `sync` answers there too.
 public protocol CacheHost: AnyObject {
@@ -16,7 +28,7 @@ public protocol CacheHost: AnyObject {
     var cacheFill: (present: Int64, length: Int64?)? { get }
     /// Reads a feed off the loop, catalogues it and starts its downloads.
     func sync(_ feed: String, download: Bool,
-              done: @escaping (Result<(added: Int, known: Int, downloading: [String]), BusError>) -> Void)
+              done: @escaping (Result<SyncOutcome, BusError>) -> Void)
 }
 
 extension MPRISService {

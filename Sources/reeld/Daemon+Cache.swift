@@ -81,7 +81,7 @@ extension Daemon: CacheHost {
     }
 
     func sync(_ feed: String, download: Bool,
-              done: @escaping (Result<(added: Int, known: Int, downloading: [String]), BusError>) -> Void) {
+              done: @escaping (Result<SyncOutcome, BusError>) -> Void) {
         guard let cache else { return done(.failure(BusError.failed("there is no cache"))) }
         guard let libraryPath = library.path else {
             return done(.failure(BusError(MPRIS.errorNoLibrary, "the media library is unavailable")))
@@ -89,7 +89,7 @@ extension Daemon: CacheHost {
         let job = startSync(done)
         let (mailbox, timeout) = (tasks, cache.settings.timeout)
         Thread.detachNewThread {
-            let outcome = Result<(Int, Int, [String]), BusError> { () throws(BusError) -> (Int, Int, [String]) in
+            let outcome = Result<SyncOutcome, BusError> { () throws(BusError) -> SyncOutcome in
                 let data: Data
                 if feed.hasPrefix("/") {
                     guard let read = FileManager.default.contents(atPath: feed) else {
@@ -112,14 +112,14 @@ extension Daemon: CacheHost {
                 let missing = download ? items.compactMap(\.remoteURL).filter {
                     !FileManager.default.fileExists(atPath: cache.storedPath($0))
                 } : []
-                return (added, items.count - added, missing)
+                return SyncOutcome(added: added, known: items.count - added, downloading: missing)
             }
-            mailbox.post(.syncDone(job: job, outcome.map { (added: $0.0, known: $0.1, downloading: $0.2) }))
+            mailbox.post(.syncDone(job: job, outcome))
         }
     }
 
-    func syncEnded(_ result: Result<(added: Int, known: Int, downloading: [String]), BusError>,
-                   _ done: (Result<(added: Int, known: Int, downloading: [String]), BusError>) -> Void) {
+    func syncEnded(_ result: Result<SyncOutcome, BusError>,
+                   _ done: (Result<SyncOutcome, BusError>) -> Void) {
         if case .success(let outcome) = result, let cache {
             startDownloads(outcome.downloading, in: cache)
         }

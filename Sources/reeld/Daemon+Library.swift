@@ -15,7 +15,7 @@ enum LoopTask: Sendable {
     case tags(String, TrackMetadata?)
     case downloadProgress(String, Int64, Int64?)
     case downloadDone(String, Result<String, CacheError>)
-    case syncDone(job: Int, Result<(added: Int, known: Int, downloading: [String]), BusError>)
+    case syncDone(job: Int, Result<SyncOutcome, BusError>)
 }
 
 extension Daemon: LibraryHost {

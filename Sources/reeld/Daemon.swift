@@ -15,7 +15,7 @@ final class Daemon: PlayerHost {
     let cache: Cache?
     /// URLs downloading now.
     var downloads = Set<String>()
-    private var syncs: [Int: (Result<(added: Int, known: Int, downloading: [String]), BusError>) -> Void] = [:]
+    private var syncs: [Int: (Result<SyncOutcome, BusError>) -> Void] = [:]
     private let connection: Connection
     private(set) var mpris: MPRISService?
     /// Engine announcements of this loop turn, for the MPRIS adapter.
@@ -82,7 +82,7 @@ final class Daemon: PlayerHost {
         return nextJob
     }
 
-    func startSync(_ done: @escaping (Result<(added: Int, known: Int, downloading: [String]), BusError>) -> Void) -> Int {
+    func startSync(_ done: @escaping (Result<SyncOutcome, BusError>) -> Void) -> Int {
         nextJob += 1
         syncs[nextJob] = done
         return nextJob
