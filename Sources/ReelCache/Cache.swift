@@ -27,6 +27,8 @@ public final class Cache: @unchecked Sendable {
     /// Downloads waiting for one of the `parallelDownloads` places.
     private var queuedDownloads: [(url: String, start: () -> Void)] = []
     private var runningDownloads = 0
+    /// URLs queued or downloading: asking again for one of them adds nothing.
+    private var downloading = Set<String>()
     static let parallelDownloads = 3
 
     /// Opens (creating, 0700) the cache, and reconciles the index with the files.
@@ -125,19 +127,25 @@ public final class Cache: @unchecked Sendable {
 
     // MARK: Downloads
 
-    /// Fetches all of `url` and copies it into the media store; `progress`
+    /// Fetches all of each URL and copies it into the media store; `progress`
     /// (bytes present, length) a few times a second, then `done` with the
     /// file's path or the failure. Remembered until done, so that it resumes
-    /// after a restart.
+    /// after a restart. A URL already queued or downloading is not taken again.
     public func download(_ urls: [String], progress: @escaping @Sendable (String, Int64, Int64?) -> Void,
                          done: @escaping @Sendable (String, Result<String, CacheError>) -> Void) {
+        let urls = locked { urls.filter { downloading.insert($0).inserted } }
+        guard !urls.isEmpty else { return }
         index.setDownloads(urls, pending: true)
         // A few at a time: a feed of a thousand items must not open a thousand connections.
         let starts = urls.map { url in
             (url: url, start: { [self] in
                 let thread = Thread { [self] in
-                    done(url, fetchWhole(url) { progress(url, $0, $1) })
-                    locked { runningDownloads -= 1 }
+                    let result = fetchWhole(url) { progress(url, $0, $1) }
+                    locked {
+                        runningDownloads -= 1
+                        downloading.remove(url)
+                    }
+                    done(url, result)
                     startQueuedDownloads()
                 }
                 thread.name = "reel-download"

@@ -32,11 +32,9 @@ extension Daemon: CacheHost {
 
     /// Starts the downloads not running yet; each library item gets its file when it is done.
     func startDownloads(_ urls: [String], in cache: Cache) {
-        let new = urls.filter { downloads.insert($0).inserted }
-        guard !new.isEmpty else { return }
         let mailbox = tasks
         let libraryPath = library.path
-        cache.download(new, progress: { url, present, length in
+        cache.download(urls, progress: { url, present, length in
             mailbox.post(.downloadProgress(url, present, length))
         }, done: { url, result in
             var result = result
@@ -52,7 +50,6 @@ extension Daemon: CacheHost {
     }
 
     func downloadEnded(_ url: String, _ result: Result<String, CacheError>) {
-        downloads.remove(url)
         switch result {
         case .success(let path):
             log("downloaded \(url) to \(path)")

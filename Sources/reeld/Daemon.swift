@@ -13,8 +13,6 @@ final class Daemon: PlayerHost {
     let backend: MPVBackend
     /// The cache of remote media; nil with cache-size 0.
     let cache: Cache?
-    /// URLs downloading now.
-    var downloads = Set<String>()
     private var syncs: [Int: (Result<SyncOutcome, BusError>) -> Void] = [:]
     private let connection: Connection
     private(set) var mpris: MPRISService?

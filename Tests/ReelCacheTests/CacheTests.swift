@@ -237,10 +237,18 @@ final class CacheTests: XCTestCase {
     func testADownloadIsMaterialisedAndTheCacheEvictsLeastRecentlyRead() throws {
         let cache = try makeCache(limit: 4_000_000)
         let done = LockedBox<Result<String, CacheError>?>(nil)
-        cache.download([url], progress: { _, _, _ in }, done: { _, result in done.update { $0 = result } })
+        let finished = LockedBox(0)
+        for _ in 0..<2 {
+            cache.download([url], progress: { _, _, _ in }, done: { _, result in
+                done.update { $0 = result }
+                finished.update { $0 += 1 }
+            })
+        }
         let deadline = Date().addingTimeInterval(20)
         while done.value == nil, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
         let path = try XCTUnwrap(try done.value?.get())
+        XCTAssertEqual(finished.value, 1, "a URL asked for twice is downloaded once")
+        XCTAssertEqual(served, size)
         XCTAssertEqual(FileManager.default.contents(atPath: path), content)
         XCTAssertTrue(path.hasPrefix(dir.appendingPathComponent("media").path) && path.hasSuffix(".bin"), path)
         XCTAssertEqual(cache.pendingDownloads, [])
