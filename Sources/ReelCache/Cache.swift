@@ -97,7 +97,7 @@ public final class Cache: @unchecked Sendable {
         do {
             try withResource(url) { resource in
                 resource.classify { [weak self] kind in
-                    if kind == .live { self?.forget(resource) }
+                    if kind == .live || kind == .direct { self?.forget(resource) }
                     done(kind)
                 }
             }
@@ -106,10 +106,12 @@ public final class Cache: @unchecked Sendable {
         }
     }
 
-    public func openReader(_ url: String) throws -> CacheReader {
+    /// A reader of `url`; `onTitle` hears a live stream's title and station (on any thread).
+    public func openReader(_ url: String,
+                           onTitle: @escaping @Sendable (_ title: String?, _ station: String?) -> Void = { _, _ in })
+        throws -> CacheReader {
         try withResource(url) { resource in
-            resource.openReader()
-            return CacheReader(resource)
+            CacheReader(resource, number: resource.openReader(onTitle: onTitle))
         }
     }
 

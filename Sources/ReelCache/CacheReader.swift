@@ -10,7 +10,12 @@ public final class CacheReader: @unchecked Sendable {
     /// Told when a read waits long enough to stall playback (true), and when it gets its bytes.
     public var onStall: (@Sendable (Bool) -> Void)?
 
-    init(_ resource: Resource) { self.resource = resource }
+    private let number: Int
+
+    init(_ resource: Resource, number: Int) {
+        self.resource = resource
+        self.number = number
+    }
 
     public var url: String { resource.url }
 
@@ -26,6 +31,7 @@ public final class CacheReader: @unchecked Sendable {
     /// Moves the read position; cheap, fetches nothing. -1 when the server
     /// cannot get there (it ignores Range and the byte is far ahead).
     public func seek(to offset: Int64) -> Int64 {
+        guard offset != lock.withLock({ position }) else { return offset }
         guard offset >= 0, resource.canSeek(to: offset) else { return -1 }
         lock.withLock { position = offset }
         return offset
@@ -48,6 +54,6 @@ public final class CacheReader: @unchecked Sendable {
             defer { closed = true }
             return !closed
         }
-        if first { resource.closeReader() }
+        if first { resource.closeReader(number) }
     }
 }

@@ -42,6 +42,8 @@ final class HTTPTransfer: @unchecked Sendable {
 
     private let multi: UnsafeMutableRawPointer
     private let easy: UnsafeMutableRawPointer
+    /// SHOUTcast v1 answers `ICY 200 OK`, which curl takes for HTTP/1.0 only when told.
+    private let statusAliases = curl_slist_append(nil, "ICY 200 OK")
     /// Guards `multi` against a wake after close.
     private let lock = NSLock()
 
@@ -55,6 +57,7 @@ final class HTTPTransfer: @unchecked Sendable {
         lock.lock()
         curl_easy_cleanup(easy)
         curl_multi_cleanup(multi)
+        curl_slist_free_all(statusAliases)
         lock.unlock()
     }
 
@@ -97,6 +100,8 @@ final class HTTPTransfer: @unchecked Sendable {
         let context = Unmanaged.passUnretained(run).toOpaque()
         curl_easy_reset(easy)
         var headers: UnsafeMutablePointer<curl_slist>? = curl_slist_append(nil, "Accept-Encoding: identity")
+        // Stations interleave their titles only when asked; other servers ignore it.
+        headers = curl_slist_append(headers, "Icy-MetaData: 1")
         if let validator = request.ifRange, !validator.contains(where: { $0 == "\r" || $0 == "\n" }) {
             headers = curl_slist_append(headers, "If-Range: \(validator)")
         }
@@ -112,6 +117,7 @@ final class HTTPTransfer: @unchecked Sendable {
         _ = reel_curl_set_string(easy, CURLOPT_USERAGENT, "reel")
         _ = reel_curl_fix_receive_buffer(easy)
         _ = reel_curl_set_list(easy, CURLOPT_HTTPHEADER, headers)
+        _ = reel_curl_set_list(easy, CURLOPT_HTTP200ALIASES, statusAliases)
         if request.from > 0 || request.to != nil {
             _ = reel_curl_set_string(easy, CURLOPT_RANGE, "\(request.from)-\(request.to.map { String($0 - 1) } ?? "")")
         }
@@ -119,15 +125,19 @@ final class HTTPTransfer: @unchecked Sendable {
         _ = reel_curl_set_data_fn(easy, CURLOPT_HEADERFUNCTION) { data, size, count, context in
             let run = Unmanaged<HTTPTransfer.Run>.fromOpaque(context!).takeUnretainedValue()
             let line = String(decoding: UnsafeRawBufferPointer(start: data, count: size * count), as: UTF8.self)
-            if line.hasPrefix("HTTP/") {
+            run.answered = true
+            run.lastByte = monotonicSeconds()
+            if line.hasPrefix("HTTP/") || line.hasPrefix("ICY ") {
                 // A new response (after a redirect or a 100 Continue): its own headers only.
                 run.headerLines = []
                 run.status = line.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+            } else if line == "\r\n" || line == "\n" {
+                // The end of a final response's headers: it is told now, not with its first
+                // body byte, which a station may be slow to send.
+                if (200..<300).contains(run.status), !run.deliver(UnsafeRawBufferPointer(start: nil, count: 0)) { return 0 }
             } else {
                 run.headerLines.append(line)
             }
-            run.answered = true
-            run.lastByte = monotonicSeconds()
             return size * count
         }
         _ = reel_curl_set_pointer(easy, CURLOPT_WRITEDATA, context)
@@ -178,6 +188,8 @@ final class HTTPTransfer: @unchecked Sendable {
         let status = reel_curl_response_code(easy)
         if code == CURLE_HTTP_RETURNED_ERROR, status >= 400 { return .status(status) }
         if code == CURLE_OPERATION_TIMEDOUT { return .timedOut(answered: run.answered) }
+        // curl's word for a header line over its 100 kB limit.
+        if code == CURLE_OUT_OF_MEMORY { return .failed("the server sent a header line over 100 kB") }
         return .failed(String(cString: curl_easy_strerror(code)))
     }
 }

@@ -25,7 +25,18 @@ extension Resource {
 
     /// What to fetch next, under the lock; nil when nothing is wanted.
     func nextPlan() -> Plan? {
-        guard failure == nil, interested else { return nil }
+        guard failure == nil else { return nil }
+        switch kind {
+        case .direct?:
+            if downloading { fail("\(url) is a playlist or a stream manifest, not a file to download") }
+            return nil
+        case .live?:
+            if downloading { fail("\(url) is a live stream: it has no end to download") }
+            // One connection while someone listens (or is about to), never more.
+            return failure == nil && (readers > 0 || Date() < holdExpiry) ? Plan(from: 0, to: nil, ifRange: nil) : nil
+        default: break
+        }
+        guard interested else { return nil }
         var from = record.present.firstMissing(from: wanted ?? (readers > 0 ? readPosition : 0))
         if let length = record.length, from >= length {
             guard downloading || holdUntil > 0 || readers > 0 else { return nil }
@@ -89,6 +100,11 @@ extension Resource {
             trace("fetch of \(url) ended: \(outcome) at \(locked { transferAt ?? -1 })")
 
             cond.lock()
+            if kind == .live {
+                liveEnded(outcome, attempts: &attempts)
+                cond.unlock()
+                continue
+            }
             // Bytes sent again (a server ignoring Range) are no progress.
             let progressed = record.present.count > before
             switch outcome {
@@ -102,19 +118,55 @@ extension Resource {
                 attempts = 0
             case .status(let code):
                 fail("HTTP \(code) from \(host)")
-            case .timedOut(answered: false) where !progressed && record.present.isEmpty:
-                fail("timed out connecting to \(host): no answer in \(settings.timeout) s")
+            case .timedOut(let answered) where !progressed && record.present.isEmpty:
+                // Trying again would only wait as long again.
+                fail(answered ? "no data from \(host) in \(settings.timeout) s"
+                     : "timed out connecting to \(host): no answer in \(settings.timeout) s")
             case .timedOut, .failed:
                 attempts = progressed ? 1 : attempts + 1
                 if attempts > settings.retries {
                     fail(describe(outcome))
                 } else {
-                    // Back off, unless nobody wants the bytes any more.
-                    let until = Date().addingTimeInterval(settings.backoff * Double(1 << min(attempts - 1, 5)))
-                    while interested, Date() < until { _ = cond.wait(until: until) }
+                    backOff(attempts)
                 }
             }
             cond.unlock()
+        }
+    }
+
+    /// Waits before another attempt, unless nobody wants the bytes any more. Under the lock.
+    func backOff(_ attempts: Int) {
+        let until = Date().addingTimeInterval(settings.backoff * Double(1 << min(attempts - 1, 5)))
+        while interested, Date() < until { _ = cond.wait(until: until) }
+    }
+
+    /// A live stream's connection ended: the listener gone, or the station
+    /// dropped it (then it reconnects, backing off). Under the lock.
+    func liveEnded(_ outcome: HTTPTransfer.Outcome, attempts: inout Int) {
+        let heard = (live?.received ?? 0) > 0
+        switch outcome {
+        case .stopped:
+            attempts = 0
+        case .status(let code):
+            fail("HTTP \(code) from \(host)")
+        case .timedOut(answered: true) where !heard:
+            fail("no audio from \(host) in \(settings.timeout) s")
+        default:
+            attempts = heard ? 1 : attempts + 1
+            if attempts > settings.retries {
+                fail(describeLive(outcome))
+            } else {
+                trace("live stream \(url) ended (\(outcome)); reconnecting")
+                backOff(attempts)
+            }
+        }
+    }
+
+    func describeLive(_ outcome: HTTPTransfer.Outcome) -> String {
+        switch outcome {
+        case .failed(let message): "the stream from \(host) dropped: \(message)"
+        case .timedOut(answered: false): "timed out connecting to \(host): no answer in \(settings.timeout) s"
+        default: "\(host) ended the stream"
         }
     }
 
@@ -143,6 +195,13 @@ extension Resource {
     /// Called by the transfer between reads: whether to go on.
     func steer(_ plan: Plan) -> HTTPTransfer.Steer {
         cond.lock()
+        if kind == .live {
+            // Held while the reader has enough; closed when nobody listens.
+            let steer: HTTPTransfer.Steer = failure != nil || (readers == 0 && Date() >= holdExpiry) ? .stop
+                : live?.isFull == true ? .pause : .go
+            cond.unlock()
+            return steer
+        }
         guard interested, failure == nil, let at = transferAt else { cond.unlock(); return .stop }
         // A read away from the transfer is served by side fetches, which grow
         // while the reader reads on (a seek) and start before it catches up;
@@ -223,6 +282,29 @@ extension Resource {
         cond.lock()
         defer { cond.broadcast(); cond.unlock() }
         let headers = response.headers
+        let length = response.status == 206 ? nil : headers["content-length"].flatMap { Int64($0) }
+        switch Self.kind(contentType: headers["content-type"], length: response.status == 206 ? 0 : length,
+                         icy: headers.keys.contains { $0.hasPrefix("icy-") }) {
+        case .direct:
+            if downloading {
+                fail("\(url) is a playlist or a stream manifest, not a file to download")
+            } else {
+                notifyKind(.direct)
+            }
+            return false
+        case .live:
+            guard !downloading else {
+                fail("\(url) is a live stream: it has no end to download")
+                return false
+            }
+            if live == nil { live = LiveBuffer() }
+            live!.connected(metaint: headers["icy-metaint"], station: headers["icy-name"])
+            record.contentType = headers["content-type"] ?? record.contentType
+            transferAt = 0
+            if kind != .live { notifyKind(.live) }
+            return true
+        default: break
+        }
         let etag = headers["etag"], lastModified = headers["last-modified"]
         var start: Int64 = 0
         var total: Int64?
@@ -253,10 +335,8 @@ extension Resource {
         record.lastModified = lastModified ?? record.lastModified
         record.contentType = headers["content-type"] ?? record.contentType
         transferAt = start
-        let live = Self.isLive(contentType: headers["content-type"], length: total,
-                               icy: headers.keys.contains { $0.hasPrefix("icy-") })
-        if kind == nil || live { notifyKind(live ? .live : .media) }
-        return !live
+        if kind == nil { notifyKind(.media) }
+        return true
     }
 
     /// Under the lock.
@@ -269,6 +349,17 @@ extension Resource {
 
     /// Writes body bytes at the transfer's offset.
     func store(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        cond.lock()
+        if live != nil, kind == .live {
+            let changed = live!.push(bytes)
+            let news = (live!.title, live!.station)
+            let listeners = changed ? Array(titleListeners.values) : []
+            cond.broadcast()
+            cond.unlock()
+            listeners.forEach { $0(news.0, news.1) }
+            return true
+        }
+        cond.unlock()
         guard let at = locked({ transferAt }) else { return false }
         let length = locked { record.length }
         if let length, at + Int64(bytes.count) > length {

@@ -47,6 +47,11 @@ final class Resource: @unchecked Sendable {
     /// What the index was last given.
     var persisted: ResourceRecord?
     let persisting = NSLock()
+    /// A live stream's audio on its way from its one connection to the reader.
+    var live: LiveBuffer?
+    /// Readers told of a live stream's title and station.
+    var titleListeners: [Int: @Sendable (_ title: String?, _ station: String?) -> Void] = [:]
+    var nextListener = 0
 
     init(record: ResourceRecord, file: DataFile, index: CacheIndex, settings: CacheSettings) {
         url = record.url
@@ -68,8 +73,9 @@ final class Resource: @unchecked Sendable {
     var isBusy: Bool { locked { readers > 0 || fetcherRunning || downloading } }
     var isDownloading: Bool { locked { downloading } }
     var lastFailure: String? { locked { failure } }
-    /// Worth keeping in memory while idle: what it says of the URL (a failure, a live stream) is not in the index.
-    var remembers: Bool { locked { failure != nil || kind == .live } }
+    /// Worth keeping in memory while idle: what it says of the URL (a failure, a live stream, a playlist)
+    /// is not in the index.
+    var remembers: Bool { locked { failure != nil || kind == .live || kind == .direct } }
 
     // MARK: Interest
 
@@ -78,9 +84,10 @@ final class Resource: @unchecked Sendable {
     func classify(_ done: @escaping @Sendable (ResourceKind) -> Void) {
         cond.lock()
         if kind == nil, record.length != nil || !record.present.isEmpty {
-            kind = Self.isLive(contentType: record.contentType, length: record.length, icy: false) ? .live : .media
+            kind = Self.kind(contentType: record.contentType, length: record.length, icy: false)
         }
-        if let kind, kind != .live || !fetcherRunning {
+        // A live stream known already connects when its reader opens: one connection, no probe.
+        if let kind {
             cond.unlock()
             return done(kind)
         }
@@ -92,19 +99,34 @@ final class Resource: @unchecked Sendable {
         cond.unlock()
     }
 
-    func openReader() {
-        locked {
+    /// A new reader; `onTitle` hears a live stream's title and station. The reader's number.
+    func openReader(onTitle: @escaping @Sendable (_ title: String?, _ station: String?) -> Void) -> Int {
+        let (number, known) = locked { () -> (Int, (String?, String?)?) in
             beginAttempt()
             readers += 1
             readPosition = 0
             sideEnd = nil
+            nextListener += 1
+            titleListeners[nextListener] = onTitle
+            return (nextListener, live.flatMap { $0.title != nil || $0.station != nil ? ($0.title, $0.station) : nil })
         }
+        if let known { onTitle(known.0, known.1) }
+        return number
     }
 
-    func closeReader() {
+    func closeReader(_ number: Int) {
         locked {
             readers -= 1
-            if readers == 0 { wanted = nil }
+            titleListeners[number] = nil
+            if readers == 0 {
+                wanted = nil
+                if kind == .live {
+                    // Nobody listens: the connection closes, and the next listener hears what is live then.
+                    live?.dropAudio()
+                    holdUntil = 0
+                    holdExpiry = .distantPast
+                }
+            }
             transfer?.wake()
             cond.broadcast()
         }
@@ -155,7 +177,14 @@ final class Resource: @unchecked Sendable {
         defer { if reportedStall { stalled(false) } }
         while true {
             if cancelled() { cond.unlock(); return -1 }
-            if let end = record.present.runEnd(from: offset) {
+            if kind == .live, live != nil {
+                let n = live!.take(into: buffer, count: count)
+                if n > 0 {
+                    transfer?.wake()
+                    cond.unlock()
+                    return n
+                }
+            } else if let end = record.present.runEnd(from: offset) {
                 let n = Int(min(Int64(count), end - offset))
                 readPosition = offset + Int64(n)
                 if wanted != nil { wanted = nil }
@@ -164,7 +193,7 @@ final class Resource: @unchecked Sendable {
                 let got = file.read(into: buffer, count: n, at: offset)
                 return got > 0 ? got : -1
             }
-            if let length = record.length, offset >= length { cond.unlock(); return 0 }
+            if kind != .live, let length = record.length, offset >= length { cond.unlock(); return 0 }
             if failure != nil { cond.unlock(); return -1 }
             readPosition = offset
             wanted = offset
@@ -185,7 +214,7 @@ final class Resource: @unchecked Sendable {
     /// seek is refused (mpv then does without, as it does over plain HTTP).
     func canSeek(to offset: Int64) -> Bool {
         locked {
-            !ignoresRanges || record.present.contains(offset) || offset <= (transferAt ?? 0) + Self.sideBytes
+            kind != .live && !ignoresRanges || record.present.contains(offset) || offset <= (transferAt ?? 0) + Self.sideBytes
                 || record.length.map { offset >= $0 } == true
         }
     }
@@ -200,8 +229,8 @@ final class Resource: @unchecked Sendable {
         persisting.lock()
         defer { persisting.unlock() }
         let claim = locked { () -> ResourceRecord? in
-            // A live stream is never cached.
-            guard kind != .live, unsynced > 0 || record != persisted else { return nil }
+            // A live stream is never cached, nor a playlist.
+            guard kind != .live, kind != .direct, unsynced > 0 || record != persisted else { return nil }
             unsynced = 0
             persisted = record
             return record
@@ -217,16 +246,15 @@ final class Resource: @unchecked Sendable {
         onPersist?()
     }
 
-    static func isLive(contentType: String?, length: Int64?, icy: Bool) -> Bool {
-        if length == nil, icy { return true }
-        guard let type = contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() else {
-            return false
-        }
-        return liveTypes.contains(type)
+    /// What a response says the URL is.
+    static func kind(contentType: String?, length: Int64?, icy: Bool) -> ResourceKind {
+        let type = contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+        if let type, directTypes.contains(type) { return .direct }
+        return length == nil && icy ? .live : .media
     }
 
     /// Playlists and stream manifests: mpv expands or follows them itself.
-    static let liveTypes: Set<String> = [
+    static let directTypes: Set<String> = [
         "audio/x-mpegurl", "audio/mpegurl", "application/x-mpegurl", "application/vnd.apple.mpegurl",
         "audio/x-scpls", "application/pls+xml", "application/dash+xml", "video/vnd.mpeg.dash.mpd",
         "application/xspf+xml", "audio/x-ms-wax", "video/x-ms-asf", "application/smil+xml",

@@ -4,7 +4,10 @@ import Foundation
 /// serves the files of a directory with single Range requests, and can be
 /// told (through `control`) to ignore Range, drop or stall after N bytes,
 /// answer with an error status, change its ETag, hide the length (chunked)
-/// or serve an ICY stream. It counts the body bytes it sends.
+/// or serve an ICY stream (`live/NAME`: Icecast's HTTP/1.0 with icy-* headers;
+/// `shoutcast/NAME`: SHOUTcast v1's `ICY 200 OK`; `silent/NAME`: headers and
+/// no audio). Playlists and feeds get their content types. It counts the body
+/// bytes it sends and logs every request.
 public final class Origin {
     public let port: Int
     public let directory: URL
@@ -122,8 +125,8 @@ public final class Origin {
                     self.send_response(302); self.send_header('Location', '/' + name[len('redirect/'):])
                     self.send_header('Content-Length', '0'); self.end_headers(); return
                 path = os.path.join(root, os.path.basename(name))
-                if name.startswith('live/') and os.path.isfile(path):
-                    self.live(path); return
+                if name.startswith(('live/', 'shoutcast/', 'silent/')) and os.path.isfile(path):
+                    self.live(path, name.split('/')[0], c); return
                 if not os.path.isfile(path):
                     self.send_error(404); return
                 size = os.path.getsize(path)
@@ -141,7 +144,7 @@ public final class Origin {
                         self.send_header('Content-Length', '0'); self.end_headers(); return
                     partial = True
                 self.send_response(206 if partial else 200)
-                self.send_header('Content-Type', 'audio/ogg' if path.endswith('.ogg') else 'application/octet-stream')
+                self.send_header('Content-Type', content_type(path))
                 self.send_header('ETag', c['etag'])
                 self.send_header('Accept-Ranges', 'none' if c.get('ignoreRange') else 'bytes')
                 if partial: self.send_header('Content-Range', 'bytes %d-%d/%d' % (start, end - 1, size))
@@ -168,20 +171,31 @@ public final class Origin {
                 except (BrokenPipeError, ConnectionResetError):
                     self.close_connection = True
 
-            def live(self, path):
+            def live(self, path, kind, c):
                 # An endless ICY stream: the file looped at 16 kB/s, the title every 8000 bytes.
                 data = open(path, 'rb').read()
                 meta = self.headers.get('Icy-MetaData') == '1'
-                self.send_response(200)
-                self.send_header('Content-Type', 'audio/mpeg')
-                self.send_header('icy-name', 'Reel Radio')
-                if meta: self.send_header('icy-metaint', '8000')
-                self.send_header('Connection', 'close')
-                self.end_headers()
+                if kind == 'shoutcast':
+                    # SHOUTcast v1: not HTTP at all, and no Content-Type name case rules.
+                    self.wfile.write(b'ICY 200 OK\r\nicy-name:Reel Radio\r\ncontent-type:audio/mpeg\r\n'
+                                     + (b'icy-metaint:8000\r\n' if meta else b'') + b'\r\n')
+                else:
+                    self.send_response(200)
+                    self.send_header('Content-Type', 'audio/mpeg')
+                    self.send_header('icy-name', 'Reel Radio')
+                    if meta: self.send_header('icy-metaint', '8000')
+                    self.send_header('Connection', 'close')
+                    self.end_headers()
+                self.wfile.flush()
                 self.close_connection = True
+                if kind == 'silent':
+                    time.sleep(3600); return
+                drop, _ = take_fault(c)
                 at = 0
                 try:
                     while True:
+                        if drop is not None and at >= drop:
+                            self.connection.shutdown(socket.SHUT_RDWR); return
                         piece = (data * 2)[at % len(data):at % len(data) + 8000]
                         at += 8000
                         self.wfile.write(piece)
@@ -194,6 +208,11 @@ public final class Origin {
                         time.sleep(0.5)
                 except (BrokenPipeError, ConnectionResetError):
                     pass
+
+        def content_type(path):
+            types = {'.ogg': 'audio/ogg', '.m3u': 'audio/x-mpegurl', '.pls': 'audio/x-scpls',
+                     '.rss': 'application/rss+xml', '.xml': 'application/xml', '.json': 'application/json'}
+            return types.get(os.path.splitext(path)[1], 'application/octet-stream')
 
         server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), Handler)
         server.daemon_threads = True

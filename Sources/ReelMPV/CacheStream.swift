@@ -15,7 +15,7 @@ final class CacheStream: @unchecked Sendable {
     private var failures: [String: String] = [:]
 
     /// What readers run into, told from mpv's threads by URL.
-    enum News: Sendable { case stalled(Bool), failed(String) }
+    enum News: Sendable { case stalled(Bool), failed(String), title(String?, station: String?) }
     var onNews: (@Sendable (String, News) -> Void)?
 
     init(cache: Cache) { self.cache = cache }
@@ -56,11 +56,11 @@ final class CacheStream: @unchecked Sendable {
             record(slot.url, failure)
             return MPV_ERROR_LOADING_FAILED.rawValue
         }
-        guard let reader = try? cache.openReader(slot.url) else {
+        let onNews = self.onNews
+        guard let reader = try? cache.openReader(slot.url, onTitle: { onNews?(slot.url, .title($0, station: $1)) }) else {
             record(slot.url, "the cache cannot be written")
             return MPV_ERROR_LOADING_FAILED.rawValue
         }
-        let onNews = self.onNews
         reader.onStall = { stalled in onNews?(slot.url, .stalled(stalled)) }
         let box = ReaderBox(reader: reader, stream: self)
         info.pointee.cookie = Unmanaged.passRetained(box).toOpaque()

@@ -280,6 +280,11 @@ public final class MPVBackend {
                 for (entry, uri) in uris where uri == url {
                     if let token = tokens[entry] { events.append(.failed(token, reason: reason)) }
                 }
+            case .title(let title, let station):
+                // A live stream relayed by the cache: its ICY title, as mpv would have read it.
+                if let token = currentToken, let entry = playingEntry, uris[entry] == url {
+                    events.append(.streamTitle(token, title: title, station: station))
+                }
             }
         }
         if let (token, reason, detail) = failure {
@@ -424,17 +429,18 @@ public final class MPVBackend {
         stream.cache.classify(url) { kind in inbox.post((id, url, kind)) }
     }
 
-    /// Media read through the cache; live streams and playlists go to mpv as they are.
+    /// Media and live streams read through the cache; playlists and manifests go to mpv as they are.
     private func continueHook(_ url: String, _ kind: ResourceKind) {
         guard let stream, let hook = pendingHook else { return }
         pendingHook = nil
         switch kind {
-        case .media:
+        case .media, .live:
+            // A live stream too: the cache relays it over the connection that asked what it is.
             mpv_set_property_string(handle, "stream-open-filename", stream.name(for: url))
             // The cache reads ahead as far as it should; mpv's own cache would pull the whole file.
             mpv_set_property_string(handle, "file-local-options/cache", "no")
         case .failed(let reason): mpv_set_property_string(handle, "stream-open-filename", stream.name(for: url, failure: reason))
-        case .live: break
+        case .direct: break
         }
         mpv_hook_continue(handle, hook.id)
     }

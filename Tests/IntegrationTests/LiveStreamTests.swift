@@ -1,0 +1,107 @@
+import Foundation
+import ReelDBus
+import ReelHarness
+import ReelMPRIS
+import XCTest
+
+/// Internet radio against the origin's stations: a listener is one
+/// connection, never a loop; SHOUTcast v1; a silent station; live streams
+/// and playlists refused as downloads.
+final class LiveStreamTests: OriginTestCase {
+    func serveRadio() throws {
+        try Tones.ffmpeg(["-f", "lavfi", "-i", "sine=frequency=440:duration=2", "-c:a", "libmp3lame", "-b:a", "128k",
+                          served.appendingPathComponent("radio.mp3").path])
+    }
+
+    func requests(_ path: String) -> Int { origin.requests.filter { $0.hasPrefix("/\(path) ") }.count }
+
+    func waitForStationTitle(_ title: String, timeout: Double = 15) -> [String: DBusValue]? {
+        waitForSignal(timeout: timeout) { $0.changedProperties?["Metadata"]?.dictionary?["xesam:title"]?.string == title }?
+            .changedProperties?["Metadata"]?.dictionary
+    }
+
+    func testAStationIsOneConnectionWhilePlayingAndNoneAfterStopAndClear() throws {
+        try serveRadio()
+        var control = Origin.Control()
+        control.icyTitle = "Band - Song"
+        try origin.set(control)
+        try startDaemon()
+        XCTAssertEqual(try reel("add", origin.url("live/radio.mp3")).0, 0)
+        XCTAssertEqual(try reel("play").0, 0)
+        let metadata = try XCTUnwrap(waitForStationTitle("Song"), "no ICY title")
+        XCTAssertEqual(metadata["reel:station"]?.string, "Reel Radio")
+        listen(for: 10)
+        XCTAssertEqual(try status(), "Playing")
+        XCTAssertEqual(requests("live/radio.mp3"), 1, origin.requests.joined(separator: "\n"))
+        XCTAssertEqual(try reel("stop").0, 0)
+        XCTAssertEqual(try reel("clear").0, 0)
+        listen(for: 3)
+        XCTAssertEqual(requests("live/radio.mp3"), 1, origin.requests.joined(separator: "\n"))
+        XCTAssertEqual(try lastError(), "")
+
+        // Played again: one more connection, with no probe before it.
+        try player("OpenUri", [.string(origin.url("live/radio.mp3"))])
+        XCTAssertNotNil(waitForStationTitle("Song"))
+        listen(for: 1)
+        XCTAssertEqual(requests("live/radio.mp3"), 2, origin.requests.joined(separator: "\n"))
+    }
+
+    func testADroppedStationReconnectsOnceAndPlaysOn() throws {
+        try serveRadio()
+        var control = Origin.Control()
+        control.icyTitle = "Band - Song"
+        control.dropAfter = 40_000
+        try origin.set(control)
+        try startDaemon()
+        try player("OpenUri", [.string(origin.url("live/radio.mp3"))])
+        XCTAssertNotNil(waitForStationTitle("Song"))
+        let deadline = Date().addingTimeInterval(10)
+        while requests("live/radio.mp3") < 2, Date() < deadline { listen(for: 0.1) }
+        listen(for: 3)
+        XCTAssertEqual(requests("live/radio.mp3"), 2, origin.requests.joined(separator: "\n"))
+        XCTAssertEqual(try status(), "Playing")
+        XCTAssertEqual(try lastError(), "")
+    }
+
+    func testAShoutcastV1StationPlays() throws {
+        try serveRadio()
+        var control = Origin.Control()
+        control.icyTitle = "Old - School"
+        try origin.set(control)
+        try startDaemon()
+        try player("OpenUri", [.string(origin.url("shoutcast/radio.mp3"))])
+        let metadata = try XCTUnwrap(waitForStationTitle("School"), "no title from a SHOUTcast v1 station: \(daemon!.text)")
+        XCTAssertEqual(metadata["xesam:artist"]?.stringArray, ["Old"])
+        XCTAssertEqual(try status(), "Playing")
+        XCTAssertEqual(requests("shoutcast/radio.mp3"), 1)
+    }
+
+    func testAStationThatSendsNoAudioFailsAtTheTimeoutWithItsReason() throws {
+        try serveRadio()
+        try startDaemon([], ["--network-timeout", "2"])
+        let started = Date()
+        try player("OpenUri", [.string(origin.url("silent/radio.mp3"))])
+        let error = try XCTUnwrap(waitForSignal(timeout: 15) {
+            $0.changedProperties?["LastError"]?.string?.isEmpty == false
+        }?.changedProperties?["LastError"]?.string)
+        XCTAssertTrue(error.hasSuffix(": no audio from 127.0.0.1 in 2 s"), error)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 4, "the timeout took longer than it says")
+        XCTAssertEqual(requests("silent/radio.mp3"), 1)
+    }
+
+    func testALiveStreamOrAPlaylistCannotBeDownloadedAndIsAskedForOnce() throws {
+        try serveRadio()
+        try "\(origin.url("a.wav"))\n".write(to: served.appendingPathComponent("list.m3u"), atomically: true, encoding: .utf8)
+        try startDaemon()
+        let (status, output) = try reel("download", origin.url("live/radio.mp3"))
+        XCTAssertNotEqual(status, 0)
+        XCTAssertTrue(output.contains("is a live stream"), output)
+        let (listStatus, listOutput) = try reel("download", origin.url("list.m3u"))
+        XCTAssertNotEqual(listStatus, 0)
+        XCTAssertTrue(listOutput.contains("is a playlist"), listOutput)
+        listen(for: 2)
+        XCTAssertEqual(requests("live/radio.mp3"), 1, origin.requests.joined(separator: "\n"))
+        XCTAssertEqual(requests("list.m3u"), 1, origin.requests.joined(separator: "\n"))
+        XCTAssertFalse(try reel("cache", "ls").1.contains("radio.mp3"))
+    }
+}
