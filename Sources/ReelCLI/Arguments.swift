@@ -27,6 +27,7 @@ public enum CLICommand: Equatable, Sendable {
     case playlistList(json: Bool)
     case download([String], background: Bool)
     case cancelDownload([String])
+    case cancelAllDownloads
     case cacheList(json: Bool)
     case cachePath(String)
     case cacheClear(String?)
@@ -73,7 +74,8 @@ public enum Arguments {
           playlist save NAME | playlist load NAME | playlist ls [--json]
 
           download [--background] ID|URL ...   keep remote media for offline play, with progress
-          download --cancel URL ...
+          download --cancel URL ... | --cancel --all   stop downloads (--all: every one, and
+                                       forget those that failed)
           sync [--no-download] [--background] FEED   catalogue a podcast feed (RSS, Atom), an M3U or
                                        a JSON catalogue, and download what is not downloaded yet
           cache ls [--json] | cache path URL | cache clear [URL] | cache size
@@ -178,7 +180,16 @@ public enum Arguments {
         case "download", "dl":
             let options = operands.filter { $0.hasPrefix("--") }
             let items = operands.filter { !$0.hasPrefix("--") }
-            for o in options where !["--background", "--cancel"].contains(o) { throw UsageError("download: unknown option \(o)") }
+            for o in options where !["--background", "--cancel", "--all"].contains(o) {
+                throw UsageError("download: unknown option \(o)")
+            }
+            if options.contains("--all") {
+                guard options.contains("--cancel"), items.isEmpty, !options.contains("--background") else {
+                    throw UsageError("download --all goes with --cancel alone: reel download --cancel --all")
+                }
+                command = .cancelAllDownloads
+                break
+            }
             guard !items.isEmpty else { throw UsageError("download needs at least one ID or URL") }
             command = options.contains("--cancel") ? .cancelDownload(items)
                 : .download(items, background: options.contains("--background"))

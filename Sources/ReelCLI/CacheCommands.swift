@@ -17,6 +17,9 @@ extension Client {
                 let pending = try call(Client.reel, "CancelDownload", [.string(url)]).first?.bool ?? false
                 write(pending ? "cancelled \(url)" : "\(url) was not downloading")
             }
+        case .cancelAllDownloads:
+            let n = try call(Client.reel, "CancelAllDownloads").first?.int64 ?? 0
+            write("cancelled \(n) \(n == 1 ? "download" : "downloads")")
         case .sync(let feed, let download, let background):
             try watchDownloads(background: background) {
                 let reply = try call(Client.reel, "Sync", [.string(Client.absolute(feed)), .boolean(download)], timeoutMs: 120_000)
@@ -31,13 +34,20 @@ extension Client {
                 return ["url": f[0].string ?? "", "length": f[1].int64 ?? -1, "present": f[2].int64 ?? 0,
                         "lastRead": f[3].int64 ?? 0, "downloaded": f[4].string ?? ""]
             }
-            if json { write(jsonLine(rows)); return }
+            let failed = (try call(Client.reel, "FailedDownloads").first?.array ?? []).compactMap { value -> [String: Any]? in
+                guard case .structure(let f) = value, f.count == 2 else { return nil }
+                return ["url": f[0].string ?? "", "error": f[1].string ?? ""]
+            }
+            if json { write(jsonLine(rows + failed)); return }
             for row in rows {
                 let length = row["length"] as! Int64, present = row["present"] as! Int64
                 let percent = length > 0 ? "\(present * 100 / length) %" : "?"
                 let date = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: Double(row["lastRead"] as! Int64)))
                 let stored = (row["downloaded"] as! String).isEmpty ? "" : "  downloaded"
-                write("\(row["url"] as! String)  \(length >= 0 ? ByteCount.text(length) : "? B")  \(percent)  \(date)\(stored)")
+                write("\((row["url"] as! String).printable)  \(length >= 0 ? ByteCount.text(length) : "? B")  \(percent)  \(date)\(stored)")
+            }
+            for row in failed {
+                write("\((row["url"] as! String).printable)  download failed: \((row["error"] as! String).printable)")
             }
         case .cachePath(let url): write(try call(Client.reel, "CachePath", [.string(url)]).first?.string ?? "")
         case .cacheClear(let url):

@@ -54,7 +54,7 @@ public final class Client {
         case .video(nil): write(try get("Video", on: Client.reel).bool == true ? "on" : "off")
         case .libAdd, .libList, .libInfo, .libRemove, .libPlay, .libForget, .playlistSave, .playlistLoad, .playlistList:
             try runLibrary(command)
-        case .download, .cancelDownload, .cacheList, .cachePath, .cacheClear, .cacheSize, .sync:
+        case .download, .cancelDownload, .cancelAllDownloads, .cacheList, .cachePath, .cacheClear, .cacheSize, .sync:
             try runCache(command)
         case .help, .version: break
         }

@@ -24,12 +24,18 @@ public final class Cache: @unchecked Sendable {
     private let index: CacheIndex
     private let lock = NSLock()
     private var resources: [String: Resource] = [:]
-    /// Downloads waiting for one of the `parallelDownloads` places.
-    private var queuedDownloads: [(url: String, start: () -> Void)] = []
+    /// Downloads waiting for one of the `parallelDownloads` places, from `nextQueued` on.
+    private var queuedDownloads: [() -> Void] = []
+    private var nextQueued = 0
     private var runningDownloads = 0
     /// URLs queued or downloading: asking again for one of them adds nothing.
     private var downloading = Set<String>()
+    /// Bytes the index claims, kept up to date by each claim and drop, so that
+    /// a write costs no scan of the index.
+    private var total: Int64 = 0
     static let parallelDownloads = 3
+    /// Attempts of a download after a server error (5xx) or a network failure, backing off.
+    static let downloadAttempts = 4
 
     /// Opens (creating, 0700) the cache, and reconciles the index with the files.
     public init(directory: URL, mediaStore: URL, limit: Int64 = 2 << 30, settings: CacheSettings = CacheSettings()) throws {
@@ -68,7 +74,7 @@ public final class Cache: @unchecked Sendable {
             let record = index.record(key: key).flatMap { $0.url == url ? $0 : nil }
                 ?? ResourceRecord(url: url, key: key, present: ByteRanges(), lastRead: Int64(Date().timeIntervalSince1970))
             let made = Resource(record: record, file: try DataFile(path: dataPath(key)), index: index, settings: settings)
-            made.onPersist = { [weak self] in self?.evictIfFull() }
+            made.onPersist = { [weak self] in self?.claimed($0) }
             made.onIdle = { [weak self] in self?.release(key) }
             resources[key] = made
             return use(made)
@@ -76,9 +82,10 @@ public final class Cache: @unchecked Sendable {
     }
 
     /// Lets an idle resource go (its file descriptor and handles with it); the index keeps what it knew.
-    private func release(_ key: String) {
+    /// `always`: also one that remembers a failure.
+    private func release(_ key: String, always: Bool = false) {
         locked {
-            if let resource = resources[key], !resource.isBusy, !resource.remembers { resources[key] = nil }
+            if let resource = resources[key], !resource.isBusy, always || !resource.remembers { resources[key] = nil }
         }
     }
 
@@ -140,7 +147,7 @@ public final class Cache: @unchecked Sendable {
         index.setDownloads(urls, pending: true)
         // A few at a time: a feed of a thousand items must not open a thousand connections.
         let starts = urls.map { url in
-            (url: url, start: { [self] in
+            { [self] in
                 let thread = Thread { [self] in
                     let result = fetchWhole(url) { progress(url, $0, $1) }
                     locked {
@@ -152,7 +159,7 @@ public final class Cache: @unchecked Sendable {
                 }
                 thread.name = "reel-download"
                 thread.start()
-            })
+            }
         }
         locked { queuedDownloads += starts }
         startQueuedDownloads()
@@ -161,18 +168,51 @@ public final class Cache: @unchecked Sendable {
     private func startQueuedDownloads() {
         let starts = locked { () -> [() -> Void] in
             var starts: [() -> Void] = []
-            while runningDownloads < Self.parallelDownloads, !queuedDownloads.isEmpty {
+            while runningDownloads < Self.parallelDownloads, nextQueued < queuedDownloads.count {
                 runningDownloads += 1
-                starts.append(queuedDownloads.removeFirst().start)
+                starts.append(queuedDownloads[nextQueued])
+                nextQueued += 1
+            }
+            if nextQueued == queuedDownloads.count {
+                queuedDownloads = []
+                nextQueued = 0
             }
             return starts
         }
         starts.forEach { $0() }
     }
 
-    /// Fetches all of `url` and copies it into the media store.
+    /// Fetches all of `url` and copies it into the media store. A server error
+    /// or a network failure is tried again, backing off; a failure for good
+    /// (4xx, a live stream) ends it at once. A failed download is kept with its
+    /// reason, not resumed, and leaves no bytes behind.
     private func fetchWhole(_ url: String, progress: @Sendable (Int64, Int64?) -> Void) -> Result<String, CacheError> {
-        guard index.isPendingDownload(url) else { return .failure(.io("cancelled")) }
+        var attempt = 1
+        while true {
+            let result = fetchOnce(url, progress: progress)
+            guard case .failure(let failure) = result, let resource = failure.resource else {
+                return result.mapError(\.error)
+            }
+            if resource.failedForGood || attempt >= Self.downloadAttempts {
+                index.failDownload(url, failure.error.description)
+                forgetFailed(resource)
+                return .failure(failure.error)
+            }
+            // 0.5, 1, 2 s (with the default backoff), ended early by a cancel.
+            let until = Date().addingTimeInterval(settings.backoff * Double(1 << (attempt - 1)))
+            while Date() < until, index.isPendingDownload(url) { Thread.sleep(forTimeInterval: min(0.1, settings.backoff)) }
+            attempt += 1
+        }
+    }
+
+    private struct DownloadFailure: Error {
+        var error: CacheError
+        /// The resource that failed, when the fetch itself failed (not a cancel or the store).
+        var resource: Resource?
+    }
+
+    private func fetchOnce(_ url: String, progress: @Sendable (Int64, Int64?) -> Void) -> Result<String, DownloadFailure> {
+        guard index.isPendingDownload(url) else { return .failure(DownloadFailure(error: .io("cancelled"))) }
         let resource: Resource
         do {
             resource = try withResource(url) { resource in
@@ -180,7 +220,7 @@ public final class Cache: @unchecked Sendable {
                 return resource
             }
         } catch {
-            return .failure(error as? CacheError ?? .io("\(error)"))
+            return .failure(DownloadFailure(error: error as? CacheError ?? .io("\(error)")))
         }
         while !resource.waitIdle(timeout: 0.25) {
             let record = resource.snapshot
@@ -188,17 +228,27 @@ public final class Cache: @unchecked Sendable {
         }
         let record = resource.snapshot
         progress(record.present.count, record.length)
-        guard resource.isDownloading || record.isComplete else { return .failure(.io("cancelled")) }
+        guard resource.isDownloading || record.isComplete else { return .failure(DownloadFailure(error: .io("cancelled"))) }
         resource.download(false)
+        guard record.isComplete else {
+            return .failure(DownloadFailure(error: .http(resource.lastFailure ?? "the download stopped"), resource: resource))
+        }
         defer { release(resource.key) }
-        guard record.isComplete else { return .failure(.http(resource.lastFailure ?? "the download stopped")) }
         do {
             let path = try materialise(resource, record)
             index.setDownloads([url], pending: false)
             return .success(path)
         } catch {
-            return .failure(error as? CacheError ?? .io("\(error)"))
+            return .failure(DownloadFailure(error: error as? CacheError ?? .io("\(error)")))
         }
+    }
+
+    /// What a failed download leaves: its bytes, unless something reads them, and the resource in memory.
+    private func forgetFailed(_ resource: Resource) {
+        if !resource.isBusy, resource.snapshot.present.isEmpty || resource.failedForGood {
+            _ = drop(resource.snapshot)
+        }
+        release(resource.key, always: true)
     }
 
     public func cancelDownload(_ url: String) -> Bool {
@@ -209,7 +259,18 @@ public final class Cache: @unchecked Sendable {
         return pending
     }
 
+    /// Cancels every download, queued or running, and forgets those that failed; how many were pending.
+    public func cancelAllDownloads() -> Int {
+        let running = locked { resources.values.filter(\.isDownloading) }
+        let pending = index.clearDownloads()
+        running.forEach { $0.download(false) }
+        return pending
+    }
+
     public var pendingDownloads: [String] { index.pendingDownloads() }
+
+    /// Downloads that failed for good, with why; they are tried again only when asked for again.
+    public var failedDownloads: [(url: String, error: String)] { index.failedDownloads() }
 
     /// The media store's file for `url`: `KEY.EXT`, so that no part of the URL reaches a path.
     public func storedPath(_ url: String) -> String {
@@ -271,16 +332,8 @@ public final class Cache: @unchecked Sendable {
         return record?.isComplete == true && record?.url == url ? dataPath(key) : nil
     }
 
-    /// Bytes the cache holds (not the media store).
-    public var size: Int64 { holdings().total }
-
-    /// Every stored resource (most recently read first) and the bytes all of
-    /// them hold, those in use counted as they are now.
-    private func holdings() -> (records: [ResourceRecord], total: Int64) {
-        let live = locked { resources }
-        let records = index.all()
-        return (records, records.reduce(0) { $0 + (live[$1.key]?.snapshot ?? $1).present.count })
-    }
+    /// Bytes the cache holds (not the media store), as the index claims them.
+    public var size: Int64 { locked { total } }
 
     /// Empties the cache, or drops one URL; resources in use are kept. The number dropped.
     @discardableResult
@@ -291,8 +344,10 @@ public final class Cache: @unchecked Sendable {
 
     /// Drops what a live stream's first response left.
     private func forget(_ resource: Resource) {
+        let claimed = index.record(key: resource.key)?.present.count ?? 0
         index.remove(key: resource.key)
         unlink(dataPath(resource.key))
+        locked { total -= claimed }
     }
 
     /// Deletes one resource unless it is in use.
@@ -302,18 +357,25 @@ public final class Cache: @unchecked Sendable {
                 guard !resource.isBusy else { return false }
                 resources[record.key] = nil
             }
+            let claimed = index.record(key: record.key)?.present.count ?? 0
             index.remove(key: record.key)
             unlink(dataPath(record.key))
+            total -= claimed
             return true
         }
     }
 
-    /// Least recently read first, until the cache fits its limit.
-    private func evictIfFull() {
-        var (records, total) = holdings()
-        guard total > limit else { return }
-        for record in records.reversed() where total > limit {
-            if drop(record) { total -= record.present.count }
+    /// A resource's claim grew (or shrank) by `gained`: evicts when the cache is over its limit.
+    private func claimed(_ gained: Int64) {
+        guard locked({ total += gained; return total > limit }) else { return }
+        evict()
+    }
+
+    /// Least recently read first, until the cache fits its limit. Reads the
+    /// index only when over the limit, which a write rarely makes it.
+    private func evict() {
+        for record in index.all().reversed() where locked({ total > limit }) {
+            _ = drop(record)
         }
     }
 
@@ -339,5 +401,6 @@ public final class Cache: @unchecked Sendable {
         }
         let stored = (try? FileManager.default.contentsOfDirectory(atPath: mediaStore.path)) ?? []
         for file in stored where file.hasSuffix(".part") { unlink(mediaStore.appendingPathComponent(file).path) }
+        total = index.all().reduce(0) { $0 + $1.present.count }
     }
 }

@@ -36,6 +36,9 @@ final class CacheIndex: @unchecked Sendable {
                     last_read INTEGER NOT NULL DEFAULT 0);
                 CREATE TABLE IF NOT EXISTS downloads (url TEXT PRIMARY KEY, added INTEGER NOT NULL);
                 """)
+            // Version 2: a failed download keeps its reason and is not resumed.
+            let columns = try db.query("PRAGMA table_info(downloads)").compactMap { $0[1].text }
+            if !columns.contains("error") { try db.execute("ALTER TABLE downloads ADD COLUMN error TEXT") }
         } catch let error as SQLiteError where error.isCorrupt {
             throw CacheError.io("\(path) is damaged (\(error.message)); move it away to start an empty cache")
         }
@@ -78,24 +81,52 @@ final class CacheIndex: @unchecked Sendable {
     // MARK: Downloads, so that they resume after a restart
 
     func pendingDownloads() -> [String] {
-        locked { ((try? db.query("SELECT url FROM downloads ORDER BY added")) ?? []).compactMap { $0.first?.text } }
+        locked {
+            ((try? db.query("SELECT url FROM downloads WHERE error IS NULL ORDER BY added")) ?? []).compactMap { $0.first?.text }
+        }
+    }
+
+    /// Downloads that failed for good, with why, oldest first.
+    func failedDownloads() -> [(url: String, error: String)] {
+        locked {
+            ((try? db.query("SELECT url, error FROM downloads WHERE error IS NOT NULL ORDER BY added")) ?? []).compactMap { row in
+                row[0].text.map { ($0, row[1].text ?? "") }
+            }
+        }
     }
 
     func isPendingDownload(_ url: String) -> Bool {
-        locked { (try? db.query("SELECT 1 FROM downloads WHERE url = ?", [.text(url)]))?.isEmpty == false }
+        locked { (try? db.query("SELECT 1 FROM downloads WHERE url = ? AND error IS NULL", [.text(url)]))?.isEmpty == false }
     }
 
-    /// Marks downloads pending (in one transaction) or done.
+    /// Marks downloads pending (in one transaction; a failed one is tried again) or done.
     func setDownloads(_ urls: [String], pending: Bool) {
         let now = Int64(Date().timeIntervalSince1970)
         locked {
             _ = try? db.transaction {
                 for url in urls {
                     _ = try pending
-                        ? db.query("INSERT OR IGNORE INTO downloads (url, added) VALUES (?, ?)", [.text(url), .int(now)])
+                        ? db.query("""
+                            INSERT INTO downloads (url, added) VALUES (?, ?)
+                            ON CONFLICT (url) DO UPDATE SET error = NULL, added = excluded.added WHERE error IS NOT NULL
+                            """, [.text(url), .int(now)])
                         : db.query("DELETE FROM downloads WHERE url = ?", [.text(url)])
                 }
             }
+        }
+    }
+
+    /// A download that failed for good: kept with its reason, not resumed, tried again on request.
+    func failDownload(_ url: String, _ error: String) {
+        locked { _ = try? db.query("UPDATE downloads SET error = ? WHERE url = ?", [.text(error), .text(url)]) }
+    }
+
+    /// Forgets every download, pending or failed; how many were pending.
+    func clearDownloads() -> Int {
+        locked {
+            let pending = (try? db.query("SELECT count(*) FROM downloads WHERE error IS NULL"))?.first?.first?.int ?? 0
+            _ = try? db.query("DELETE FROM downloads")
+            return Int(pending)
         }
     }
 

@@ -117,6 +117,7 @@ extension Resource {
             case .stopped:
                 attempts = 0
             case .status(let code):
+                failedStatus = code
                 fail("HTTP \(code) from \(host)")
             case .timedOut(let answered) where !progressed && record.present.isEmpty:
                 // Trying again would only wait as long again.
@@ -148,6 +149,7 @@ extension Resource {
         case .stopped:
             attempts = 0
         case .status(let code):
+            failedStatus = code
             fail("HTTP \(code) from \(host)")
         case .timedOut(answered: true) where !heard:
             fail("no audio from \(host) in \(settings.timeout) s")

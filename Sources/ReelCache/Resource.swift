@@ -10,14 +10,16 @@ final class Resource: @unchecked Sendable {
     let index: CacheIndex
     let settings: CacheSettings
     let cond = NSCondition()
-    /// Called (off the lock) after bytes were made durable, for eviction and progress.
-    var onPersist: (@Sendable () -> Void)?
+    /// Called (off the lock) after the index took a new claim, with the bytes it gained (or lost), for eviction.
+    var onPersist: (@Sendable (Int64) -> Void)?
     /// Called (off the lock) when nothing reads, fetches or downloads it any more.
     var onIdle: (@Sendable () -> Void)?
 
     // Everything below is guarded by `cond`; Resource+Fetching.swift shares it.
     var record: ResourceRecord
     var failure: String?
+    /// The HTTP status behind `failure`, when there was one.
+    var failedStatus: Int?
     var kind: ResourceKind?
     var kindWaiters: [@Sendable (ResourceKind) -> Void] = []
     var readers = 0
@@ -44,8 +46,8 @@ final class Resource: @unchecked Sendable {
     /// Kept, so that side fetches reuse their connection; used by the fetcher thread only.
     lazy var side = HTTPTransfer()
     var unsynced: Int64 = 0
-    /// What the index was last given.
-    var persisted: ResourceRecord?
+    /// What the index was last given (or had when the resource was made).
+    var persisted: ResourceRecord
     let persisting = NSLock()
     /// A live stream's audio on its way from its one connection to the reader.
     var live: LiveBuffer?
@@ -57,6 +59,7 @@ final class Resource: @unchecked Sendable {
         url = record.url
         key = record.key
         self.record = record
+        persisted = record
         self.file = file
         self.index = index
         self.settings = settings
@@ -73,6 +76,11 @@ final class Resource: @unchecked Sendable {
     var isBusy: Bool { locked { readers > 0 || fetcherRunning || downloading } }
     var isDownloading: Bool { locked { downloading } }
     var lastFailure: String? { locked { failure } }
+    /// A failure that trying again will not mend: the server said the request is wrong (4xx), or the URL is
+    /// a live stream or a playlist, which have no file to download.
+    var failedForGood: Bool {
+        locked { failure != nil && ((failedStatus.map { (400..<500).contains($0) } ?? false) || kind == .live || kind == .direct) }
+    }
     /// Worth keeping in memory while idle: what it says of the URL (a failure, a live stream, a playlist)
     /// is not in the index.
     var remembers: Bool { locked { failure != nil || kind == .live || kind == .direct } }
@@ -159,6 +167,7 @@ final class Resource: @unchecked Sendable {
     func beginAttempt() {
         if !fetcherRunning, failure != nil {
             failure = nil
+            failedStatus = nil
             if kind != .live { kind = nil }
         }
     }
@@ -228,14 +237,15 @@ final class Resource: @unchecked Sendable {
         // One at a time: a persist that finds nothing new must not return before another's save is done.
         persisting.lock()
         defer { persisting.unlock() }
-        let claim = locked { () -> ResourceRecord? in
+        let claim = locked { () -> (ResourceRecord, Int64)? in
             // A live stream is never cached, nor a playlist.
             guard kind != .live, kind != .direct, unsynced > 0 || record != persisted else { return nil }
+            let gained = record.present.count - persisted.present.count
             unsynced = 0
             persisted = record
-            return record
+            return (record, gained)
         }
-        guard let claim else { return }
+        guard let (claim, gained) = claim else { return }
         do {
             try file.sync()
         } catch {
@@ -243,7 +253,7 @@ final class Resource: @unchecked Sendable {
             return
         }
         try? index.save(claim)
-        onPersist?()
+        onPersist?(gained)
     }
 
     /// What a response says the URL is.

@@ -19,6 +19,10 @@ public protocol CacheHost: AnyObject {
     /// Starts downloading URLs or library item ids (as text); returns the URLs.
     func download(_ items: [String]) throws -> [String]
     func cancelDownload(_ url: String) -> Bool
+    /// Cancels every download and forgets failed ones; how many were pending.
+    func cancelAllDownloads() -> Int
+    /// Downloads that failed for good, with why.
+    var failedDownloads: [(url: String, error: String)] { get }
     func cacheEntries() -> [CacheEntry]
     func cachePath(_ url: String) -> String?
     /// Drops `url` (nil: everything not in use); how many were dropped.
@@ -45,6 +49,10 @@ extension MPRISService {
             return [.strings(try cache.download(args[0].stringArray ?? []))]
         case "CancelDownload":
             return [.boolean(cache.cancelDownload(args[0].string!))]
+        case "CancelAllDownloads":
+            return [.uint32(UInt32(clamping: cache.cancelAllDownloads()))]
+        case "FailedDownloads":
+            return [.array(elementSignature: "(ss)", cache.failedDownloads.map { .structure([.string($0.url), .string($0.error)]) })]
         case "CacheList":
             let rows = cache.cacheEntries().map { entry -> DBusValue in
                 .structure([.string(entry.url), .int64(entry.length ?? -1), .int64(entry.present), .int64(entry.lastRead),

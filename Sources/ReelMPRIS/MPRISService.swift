@@ -123,7 +123,8 @@ public final class MPRISService {
         case (MPRIS.reel, "QueuePage"):
             return queuePage(offset: Int(args[0].int64!), limit: Int(args[1].int64!))
         case (MPRIS.reel, "Clear"): try run(.clear)
-        case (MPRIS.reel, "Download"), (MPRIS.reel, "CancelDownload"), (MPRIS.reel, "CacheList"), (MPRIS.reel, "CachePath"),
+        case (MPRIS.reel, "Download"), (MPRIS.reel, "CancelDownload"), (MPRIS.reel, "CancelAllDownloads"),
+             (MPRIS.reel, "FailedDownloads"), (MPRIS.reel, "CacheList"), (MPRIS.reel, "CachePath"),
              (MPRIS.reel, "CacheClear"), (MPRIS.reel, "CacheSize"), (MPRIS.reel, "Sync"):
             return try dispatchCache(message, member, args)
         case (MPRIS.reel, _), (MPRIS.playlists, _):

@@ -64,6 +64,10 @@ extension Daemon: CacheHost {
         cache?.cancelDownload(url) ?? false
     }
 
+    func cancelAllDownloads() -> Int { cache?.cancelAllDownloads() ?? 0 }
+
+    var failedDownloads: [(url: String, error: String)] { cache?.failedDownloads ?? [] }
+
     func cacheEntries() -> [CacheEntry] { cache?.entries() ?? [] }
 
     func cachePath(_ url: String) -> String? { cache?.completePath(url) }
@@ -83,23 +87,31 @@ extension Daemon: CacheHost {
         guard let libraryPath = library.path else {
             return done(.failure(BusError(MPRIS.errorNoLibrary, "the media library is unavailable")))
         }
-        let job = startSync(done)
+        guard let job = startSync(feed, done) else {
+            return done(.failure(BusError.failed("\(feed) is being synced already")))
+        }
         let (mailbox, timeout) = (tasks, cache.settings.timeout)
         Thread.detachNewThread {
+            // A few feeds at a time: each holds up to 32 MiB of work.
+            Self.syncPlaces.wait()
+            defer { Self.syncPlaces.signal() }
             let outcome = Result<SyncOutcome, BusError> { () throws(BusError) -> SyncOutcome in
-                let data: Data
-                if feed.hasPrefix("/") {
-                    guard let read = FileManager.default.contents(atPath: feed) else {
-                        throw BusError(MPRIS.errorNoSuchFile, "cannot read \(feed)")
-                    }
-                    data = read
-                } else {
-                    do { data = try HTTPDocument.get(feed, timeout: timeout) } catch {
-                        throw BusError.failed("cannot fetch \(feed): \(error)")
-                    }
-                }
                 let items: [ProbedItem]
-                do { items = try Feed.items(data, base: URL(string: feed.hasPrefix("/") ? "file://" + feed : feed)) } catch {
+                do {
+                    if feed.hasPrefix("/") {
+                        guard access(feed, R_OK) == 0 else { throw BusError(MPRIS.errorNoSuchFile, "cannot read \(feed)") }
+                        items = try Feed.items(atPath: feed, base: URL(fileURLWithPath: feed))
+                    } else {
+                        let fd: Int32
+                        do { fd = try HTTPDocument.fetch(feed, timeout: timeout, limit: Feed.largest, into: cache.directory) } catch {
+                            throw BusError.failed("cannot fetch \(feed): \(error)")
+                        }
+                        defer { close(fd) }
+                        items = try Feed.items(fd: fd, base: URL(string: feed))
+                    }
+                } catch let error as BusError {
+                    throw error
+                } catch {
                     throw BusError.invalidArgs("\(feed): \(error)")
                 }
                 let added: Int
@@ -122,6 +134,9 @@ extension Daemon: CacheHost {
         }
         done(result)
     }
+
+    /// Syncs that may read and catalogue at once.
+    static let syncPlaces = DispatchSemaphore(value: 2)
 
     /// Downloads that were running when the daemon last stopped.
     func resumeDownloads() {

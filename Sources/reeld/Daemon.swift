@@ -13,7 +13,8 @@ final class Daemon: PlayerHost {
     let backend: MPVBackend
     /// The cache of remote media; nil with cache-size 0.
     let cache: Cache?
-    private var syncs: [Int: (Result<SyncOutcome, BusError>) -> Void] = [:]
+    /// Syncs running, by job: the feed, and whom to answer.
+    private var syncs: [Int: (feed: String, done: (Result<SyncOutcome, BusError>) -> Void)] = [:]
     private let connection: Connection
     private(set) var mpris: MPRISService?
     /// Engine announcements of this loop turn, for the MPRIS adapter.
@@ -80,9 +81,11 @@ final class Daemon: PlayerHost {
         return nextJob
     }
 
-    func startSync(_ done: @escaping (Result<SyncOutcome, BusError>) -> Void) -> Int {
+    /// A job number for a sync of `feed`; nil while one of the same feed runs.
+    func startSync(_ feed: String, _ done: @escaping (Result<SyncOutcome, BusError>) -> Void) -> Int? {
+        guard !syncs.values.contains(where: { $0.feed == feed }) else { return nil }
         nextJob += 1
-        syncs[nextJob] = done
+        syncs[nextJob] = (feed, done)
         return nextJob
     }
 
@@ -90,7 +93,7 @@ final class Daemon: PlayerHost {
         switch task {
         case .downloadProgress(let url, let present, let length): mpris?.downloadProgress(url, present: present, length: length)
         case .downloadDone(let url, let result): downloadEnded(url, result)
-        case .syncDone(let job, let result): if let done = syncs.removeValue(forKey: job) { syncEnded(result, done) }
+        case .syncDone(let job, let result): if let sync = syncs.removeValue(forKey: job) { syncEnded(result, sync.done) }
         case .importProgress(let job, let done, let total): jobs[job]?.progress(done, total)
         case .importDone(let job, let summary): jobs.removeValue(forKey: job)?.done(summary)
         case .libraryWrite(let outcome): _ = library.take(outcome, engine: &engine)

@@ -70,6 +70,10 @@ final class ArgumentsTests: XCTestCase {
         XCTAssertEqual(try parse("download http://x/a 42"), .download(["http://x/a", "42"], background: false))
         XCTAssertEqual(try parse("download --background http://x/a"), .download(["http://x/a"], background: true))
         XCTAssertEqual(try parse("download --cancel http://x/a"), .cancelDownload(["http://x/a"]))
+        XCTAssertEqual(try parse("download --cancel --all"), .cancelAllDownloads)
+        for bad in ["download --all", "download --cancel --all http://x/a", "download --all --background --cancel"] {
+            XCTAssertThrowsError(try parse(bad), bad)
+        }
         XCTAssertEqual(try parse("sync --no-download feed.xml"), .sync("feed.xml", download: false, background: false))
         XCTAssertEqual(try parse("sync http://x/feed"), .sync("http://x/feed", download: true, background: false))
         XCTAssertEqual(try parse("cache ls --json"), .cacheList(json: true))

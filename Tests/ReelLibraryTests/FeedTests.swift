@@ -61,3 +61,111 @@ final class FeedTests: XCTestCase {
         _ = try? Feed.items(Data(bomb.utf8), base: base)
     }
 }
+
+/// Feeds as long-running podcasts and hostile servers write them.
+final class LargeFeedTests: XCTestCase {
+    let base = URL(string: "https://example.org/podcast/feed.xml")
+
+    func rss(_ items: some Sequence<String>) -> Data {
+        var out = Data(#"<?xml version="1.0" encoding="UTF-8"?><rss version="2.0"><channel><title>Show</title>"#.utf8)
+        for item in items { out.append(contentsOf: item.utf8) }
+        out.append(contentsOf: "</channel></rss>".utf8)
+        return out
+    }
+
+    func testAFeedOf20MBWithAHundredThousandItemsIsReadWhole() throws {
+        let pad = String(repeating: "x", count: 100)
+        let data = rss((1...100_000).lazy.map {
+            "<item><title>Episode \($0)</title><description>\(pad)</description><enclosure url=\"e\($0).mp3\"/></item>\n"
+        })
+        XCTAssertGreaterThan(data.count, 15_000_000)
+        let items = try Feed.items(data, base: base)
+        XCTAssertEqual(items.count, 100_000)
+        XCTAssertEqual(items.last?.title, "Episode 100000")
+        XCTAssertEqual(items.last?.remoteURL, "https://example.org/podcast/e100000.mp3")
+    }
+
+    func testMoreItemsThanTheLimitAreRefusedNotCutSilently() {
+        let m3u = (0...Feed.limit).map { "https://example.org/\($0).mp3" }.joined(separator: "\n")
+        XCTAssertThrowsError(try Feed.items(Data(m3u.utf8), base: base)) { error in
+            XCTAssertTrue("\(error)".contains("more than 100000 items"), "\(error)")
+        }
+        let feed = rss((0...Feed.limit).lazy.map { "<item><enclosure url=\"\($0).mp3\"/></item>" })
+        XCTAssertThrowsError(try Feed.items(feed, base: base)) { error in
+            XCTAssertTrue("\(error)".contains("more than 100000 items"), "\(error)")
+        }
+    }
+
+    func testMoreThan32MiBIsRefusedFromMemoryAndFromAFile() throws {
+        let big = Data(repeating: UInt8(ascii: " "), count: Feed.largest + 1)
+        XCTAssertThrowsError(try Feed.items(big, base: base)) { XCTAssertTrue("\($0)".contains("32 MiB"), "\($0)") }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("big-feed-\(getpid())")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try big.write(to: file)
+        XCTAssertThrowsError(try Feed.items(atPath: file.path, base: nil)) { XCTAssertTrue("\($0)".contains("32 MiB"), "\($0)") }
+    }
+
+    func testAnEntityFloodInOneTitleIsReadAndCutAtTenThousandBytes() throws {
+        let title = String(repeating: "A", count: 10_000) + String(repeating: "&amp;", count: 1_980_000)
+        let data = rss(["<item><title>\(title)</title><enclosure url=\"a.mp3\"/></item>"])
+        let items = try Feed.items(data, base: base)
+        let kept = try XCTUnwrap(items.first?.title)
+        XCTAssertTrue(kept.hasPrefix(String(repeating: "A", count: 10_000)))
+        XCTAssertLessThan(kept.utf8.count, 10_100)
+    }
+
+    func testAControlCharacterInATitleDoesNotRejectTheFeed() throws {
+        let data = rss(["<item><title>Bad\u{1}\u{8}Title\u{1B}</title><enclosure url=\"a.mp3\"/></item>"])
+        let items = try Feed.items(data, base: base)
+        XCTAssertEqual(items.first?.title, "Bad  Title")
+    }
+
+    func testCDATATitlesAreRead() throws {
+        let items = try Feed.items(rss(["<item><title><![CDATA[Q&A <live>]]></title><enclosure url=\"a.mp3\"/></item>"]), base: base)
+        XCTAssertEqual(items.first?.title, "Q&A <live>")
+    }
+
+    func testBrokenXMLSaysWhereAndWhatInWords() {
+        let cases = ["<rss><channel>\n<item>\n<title>x</title>": "line 3",
+                     "<rss><channel><item></channel></rss>": "does not match"]
+        for (text, expected) in cases {
+            XCTAssertThrowsError(try Feed.items(Data(text.utf8), base: base)) { error in
+                let said = "\(error)"
+                XCTAssertTrue(said.hasPrefix("the feed is not valid XML at line"), said)
+                XCTAssertTrue(said.contains(expected), said)
+                XCTAssertFalse(said.contains("NSXMLParserErrorDomain"), said)
+            }
+        }
+    }
+
+    func testAJSONCatalogueSkipsWhatItDoesNotNeedAndDecodesEscapes() throws {
+        let json = #"""
+            [{"id": 1, "extra": {"deep": [1, 2.5e3, true, null, {"x": "y"}]}, "url": "a\/b.mp3", "title": "Caf\u00e9 \ud83c\udfb5 \"q\""},
+             {"url": "https://example.org/c.mp3", "cover": "c.jpg", "tags": ["a", "b"]}, "stray", 7, []]
+            """#
+        let items = try Feed.items(Data(json.utf8), base: base)
+        XCTAssertEqual(items.map(\.remoteURL), ["https://example.org/podcast/a/b.mp3", "https://example.org/c.mp3"])
+        XCTAssertEqual(items.first?.title, "Café 🎵 \"q\"")
+        XCTAssertEqual(items.last?.cover, "https://example.org/podcast/c.jpg")
+    }
+
+    func testBrokenJSONSaysWhere() {
+        for (text, expected) in ["[{\"url\": \"a\"},\n{\"url\": }]": "line 2", "[{\"url\": \"a\"}": "ends too soon",
+                                 "[\"abc]": "not closed", "[" + String(repeating: "[", count: 100) + "]": "nested"] {
+            XCTAssertThrowsError(try Feed.items(Data(text.utf8), base: base)) { error in
+                XCTAssertTrue("\(error)".contains(expected), "\(error)")
+            }
+        }
+    }
+
+    func testAThirtyMegabyteCatalogueIsRead() throws {
+        var json = Data("[".utf8)
+        let pad = String(repeating: "y", count: 250)
+        for i in 0..<100_000 {
+            json.append(contentsOf: "\(i == 0 ? "" : ","){\"url\": \"https://example.org/\(i).mp3\", \"title\": \"T\(i)\", \"note\": \"\(pad)\"}".utf8)
+        }
+        json.append(contentsOf: "]".utf8)
+        XCTAssertGreaterThan(json.count, 29_000_000)
+        XCTAssertEqual(try Feed.items(json, base: base).count, 100_000)
+    }
+}
