@@ -31,8 +31,9 @@ public final class Cache: @unchecked Sendable {
     /// URLs queued or downloading: asking again for one of them adds nothing.
     private var downloading = Set<String>()
     /// Bytes the index claims, kept up to date by each claim and drop, so that
-    /// a write costs no scan of the index.
+    /// a write costs no scan of the index. Guarded by `totalLock` (taken after `lock`, never before).
     private var total: Int64 = 0
+    private let totalLock = NSLock()
     static let parallelDownloads = 3
     /// Attempts of a download after a server error (5xx) or a network failure, backing off.
     static let downloadAttempts = 4
@@ -333,7 +334,7 @@ public final class Cache: @unchecked Sendable {
     }
 
     /// Bytes the cache holds (not the media store), as the index claims them.
-    public var size: Int64 { locked { total } }
+    public var size: Int64 { totalLock.withLock { total } }
 
     /// Empties the cache, or drops one URL; resources in use are kept. The number dropped.
     @discardableResult
@@ -347,7 +348,8 @@ public final class Cache: @unchecked Sendable {
         let claimed = index.record(key: resource.key)?.present.count ?? 0
         index.remove(key: resource.key)
         unlink(dataPath(resource.key))
-        locked { total -= claimed }
+        // Called under `lock` (classify answers at once for a known stream): the total has its own.
+        totalLock.withLock { total -= claimed }
     }
 
     /// Deletes one resource unless it is in use.
@@ -360,21 +362,21 @@ public final class Cache: @unchecked Sendable {
             let claimed = index.record(key: record.key)?.present.count ?? 0
             index.remove(key: record.key)
             unlink(dataPath(record.key))
-            total -= claimed
+            totalLock.withLock { total -= claimed }
             return true
         }
     }
 
     /// A resource's claim grew (or shrank) by `gained`: evicts when the cache is over its limit.
     private func claimed(_ gained: Int64) {
-        guard locked({ total += gained; return total > limit }) else { return }
+        guard totalLock.withLock({ total += gained; return total > limit }) else { return }
         evict()
     }
 
     /// Least recently read first, until the cache fits its limit. Reads the
     /// index only when over the limit, which a write rarely makes it.
     private func evict() {
-        for record in index.all().reversed() where locked({ total > limit }) {
+        for record in index.all().reversed() where totalLock.withLock({ total > limit }) {
             _ = drop(record)
         }
     }

@@ -37,6 +37,9 @@ public final class CacheReader: @unchecked Sendable {
         return offset
     }
 
+    /// A live stream: no length, no seeking, no end.
+    public var isLive: Bool { resource.locked { resource.kind == .live } }
+
     /// The length, from the index when known.
     public var size: Int64? { resource.snapshot.length }
 

@@ -289,6 +289,7 @@ extension Resource {
                          icy: headers.keys.contains { $0.hasPrefix("icy-") }) {
         case .direct:
             if downloading {
+                kind = .direct
                 fail("\(url) is a playlist or a stream manifest, not a file to download")
             } else {
                 notifyKind(.direct)
@@ -296,6 +297,7 @@ extension Resource {
             return false
         case .live:
             guard !downloading else {
+                kind = .live
                 fail("\(url) is a live stream: it has no end to download")
                 return false
             }

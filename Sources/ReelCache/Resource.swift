@@ -209,7 +209,8 @@ final class Resource: @unchecked Sendable {
             startFetcher()
             transfer?.wake()
             _ = cond.wait(until: Date().addingTimeInterval(0.1))
-            if !reportedStall, Date().timeIntervalSince(started) >= 0.1 {
+            // A live stream's bytes come in real time: waiting for them is no stall (mpv's cache tells those).
+            if !reportedStall, kind != .live, Date().timeIntervalSince(started) >= 0.1 {
                 reportedStall = true
                 cond.unlock()
                 stalled(true)

@@ -97,8 +97,9 @@ extension Engine {
     }
 
     /// Saves the current entry's position (on pause, stop, seek, track change, exit).
+    /// A live stream has no position to come back to: it cannot seek.
     mutating func save(now: MonotonicTime) -> [Effect] {
-        guard let id = state.token?.entry, !loadPending, !currentEnded else { return [] }
+        guard let id = state.token?.entry, !loadPending, !currentEnded, seekable else { return [] }
         let position = max(tracker.position(at: now), 0)
         lastSave = now
         queue.update(id) { $0.resumeAt = position }

@@ -118,7 +118,9 @@ public final class Origin {
             def do_GET(self):
                 with lock: c = control()
                 name = self.path.split('?')[0].lstrip('/')
-                print('GET /%s %s' % (name, self.headers.get('Range', '-')), flush=True)
+                # One write per line, under the lock: threads printing at once would merge lines.
+                with lock:
+                    sys.stdout.write('GET /%s %s\n' % (name, self.headers.get('Range', '-'))); sys.stdout.flush()
                 if c.get('status'):
                     self.send_error(c['status']); return
                 if name.startswith('redirect/'):

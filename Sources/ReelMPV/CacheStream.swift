@@ -71,7 +71,8 @@ final class CacheStream: @unchecked Sendable {
             if n < 0, let failure = box.reader.failure { box.stream.onNews?(box.reader.url, .failed(failure)) }
             return Int64(n)
         }
-        info.pointee.seek_fn = { cookie, offset in
+        // Without a seek function mpv knows a live stream cannot seek (and keeps no position for it).
+        info.pointee.seek_fn = reader.isLive ? nil : { cookie, offset in
             let reached = Unmanaged<ReaderBox>.fromOpaque(cookie!).takeUnretainedValue().reader.seek(to: offset)
             return reached < 0 ? Int64(MPV_ERROR_GENERIC.rawValue) : reached
         }

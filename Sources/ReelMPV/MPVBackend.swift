@@ -438,7 +438,8 @@ public final class MPVBackend {
             // A live stream too: the cache relays it over the connection that asked what it is.
             mpv_set_property_string(handle, "stream-open-filename", stream.name(for: url))
             // The cache reads ahead as far as it should; mpv's own cache would pull the whole file.
-            mpv_set_property_string(handle, "file-local-options/cache", "no")
+            // A live stream keeps mpv's cache: it buffers what arrives, and says when it runs dry.
+            mpv_set_property_string(handle, "file-local-options/cache", kind == .live ? "yes" : "no")
         case .failed(let reason): mpv_set_property_string(handle, "stream-open-filename", stream.name(for: url, failure: reason))
         case .direct: break
         }

@@ -102,6 +102,9 @@ final class LiveStreamTests: OriginTestCase {
         listen(for: 2)
         XCTAssertEqual(requests("live/radio.mp3"), 1, origin.requests.joined(separator: "\n"))
         XCTAssertEqual(requests("list.m3u"), 1, origin.requests.joined(separator: "\n"))
-        XCTAssertFalse(try reel("cache", "ls").1.contains("radio.mp3"))
+        let listed = try reel("cache", "ls").1
+        XCTAssertTrue(listed.contains("radio.mp3  download failed: \(origin.url("live/radio.mp3")) is a live stream"), listed)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: home.appendingPathComponent("cache/reel/http").path)
+            .filter { $0.hasSuffix(".data") }, [], "bytes kept of a live stream")
     }
 }

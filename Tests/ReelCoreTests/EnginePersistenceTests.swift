@@ -20,6 +20,16 @@ final class EnginePersistenceTests: XCTestCase {
         XCTAssertTrue(Engine.resumePoint(entry(resumeAt: 5_000_000, length: nil)) == (5_000_000, false), "a stream")
     }
 
+    func testALiveStreamKeepsNoPositionToResumeAt() {
+        var h = Harness(uris: ["http://radio.example/stream"], play: true)
+        h.finishLoad(length: 0, seekable: false)
+        h.advance(ms: 3000)
+        h.command(.pause)
+        h.command(.stop)
+        XCTAssertEqual(saved(h), [], "a position was stored for a stream that cannot seek")
+        XCTAssertEqual(h.engine.checkpoint(now: h.now), [])
+    }
+
     func testPlayingAStoredEntryLoadsAtItsPosition() {
         var h = Harness()
         h.command(.add(entries: [NewEntry(uri: "file:///a", itemID: 7, metadata: TrackMetadata(length: 60_000_000),

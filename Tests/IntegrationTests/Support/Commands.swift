@@ -35,3 +35,27 @@ extension DaemonTestCase {
         try runTool(Binaries.reel, args)
     }
 }
+
+extension DaemonTestCase {
+    /// `reel` with a longer time to finish.
+    @discardableResult
+    func reel(timeout: Double, _ args: String...) throws -> (Int32, String) {
+        try runTool(Binaries.reel, args, timeout: timeout)
+    }
+
+    /// Starts `reel` and lets it run beside others; `wait()` collects it.
+    func reelAsync(_ args: String...) throws -> RunningTool {
+        RunningTool(child: try ChildProcess(Binaries.reel, args, busAddress: bus.address, home: home))
+    }
+}
+
+struct RunningTool {
+    let child: ChildProcess
+    func wait(timeout: Double = 60) throws -> (Int32, String) {
+        guard let status = child.waitForExit(timeout: timeout) else {
+            child.stop()
+            throw TestFailure("reel did not finish")
+        }
+        return (status, child.text.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+}
