@@ -1,5 +1,6 @@
 import Foundation
 import ReelDBus
+import ReelCore
 
 /// The daemon's state as `reel status` shows it.
 public struct PlayerStatus: Equatable, Sendable {
@@ -86,12 +87,20 @@ public struct PlayerStatus: Equatable, Sendable {
     }
 }
 
-/// Serialises a JSON object on one line, keys sorted.
+/// Serialises a JSON object on one line, keys sorted. Every control
+/// character is a \u escape (JSONSerialization leaves DEL and C1 as they
+/// are), so that the line is safe on a terminal and unchanged by it.
 public func jsonLine(_ object: Any) -> String {
     guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else {
         return "{}"
     }
-    return String(decoding: data, as: UTF8.self)
+    let text = String(decoding: data, as: UTF8.self)
+    guard text.unicodeScalars.contains(where: JSON.needsEscape) else { return text }
+    var out = ""
+    for scalar in text.unicodeScalars {
+        if JSON.needsEscape(scalar) { out += JSON.escape(scalar) } else { out.unicodeScalars.append(scalar) }
+    }
+    return out
 }
 
 /// JSON pieces written by hand where JSONSerialization per row is too slow
@@ -106,10 +115,20 @@ enum JSON {
             case "\n": out += "\\n"
             case "\r": out += "\\r"
             case "\t": out += "\\t"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+            case _ where scalar.value < 0x20 || needsEscape(scalar): out += escape(scalar)
             default: out.unicodeScalars.append(scalar)
             }
         }
         return out + "\""
+    }
+
+    /// DEL, C1 controls and the line and paragraph separators, which JSON allows raw and terminals and
+    /// JavaScript do not.
+    static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+        (0x7F...0x9F).contains(scalar.value) || scalar.value == 0x2028 || scalar.value == 0x2029
+    }
+
+    static func escape(_ scalar: Unicode.Scalar) -> String {
+        "\\u" + String(scalar.value, radix: 16).zeroPadded(to: 4)
     }
 }

@@ -76,7 +76,8 @@ public enum Feed {
         var items: [ProbedItem] = []
 
         mutating func add(_ item: ProbedItem) throws {
-            guard let raw = item.remoteURL, let url = URL(string: raw, relativeTo: base)?.absoluteURL,
+            guard let raw = item.remoteURL, URLParts.remoteProblem(raw.hasPrefix("http") ? raw : "http://x/" + raw) == nil,
+                  let url = URL(string: raw, relativeTo: base)?.absoluteURL,
                   ["http", "https"].contains(url.scheme?.lowercased() ?? ""), !(url.host ?? "").isEmpty else { return }
             guard items.count < Feed.limit else {
                 throw ParseError("the feed has more than \(Feed.limit) items, the most reel takes from one feed")

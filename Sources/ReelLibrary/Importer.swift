@@ -1,4 +1,5 @@
 import Foundation
+import ReelCore
 
 /// What an import did.
 public struct ImportSummary: Equatable, Sendable {
@@ -134,7 +135,10 @@ public final class Importer: Sendable {
     }
 
     private static func expand(_ input: String, into x: inout Expansion, depth: Int) {
-        if input.hasPrefix("http://") || input.hasPrefix("https://") { x.items.append(input); return }
+        if QueueEntry.isRemote(input) {
+            if let problem = URLParts.remoteProblem(input) { x.problem(input, problem) } else { x.items.append(input) }
+            return
+        }
         let path = input.hasPrefix("file://") ? (URL(string: input)?.path ?? input) : input
         guard path.hasPrefix("/") else { x.problem(input, "not an absolute path or an http(s) URL"); return }
         guard path.utf8.count < PATH_MAX else { x.problem(input, "the path is longer than the system allows (\(PATH_MAX) bytes)"); return }

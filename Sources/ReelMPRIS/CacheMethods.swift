@@ -1,3 +1,4 @@
+import ReelCore
 import ReelCache
 import ReelDBus
 
@@ -74,8 +75,9 @@ extension MPRISService {
         case "Sync":
             let feed = args[0].string!
             guard URIValidator.isAbsolute(feed) else {
-                throw BusError.invalidArgs("Sync takes an absolute path or an http(s) URL, not \"\(feed)\"")
+                throw BusError.invalidArgs("Sync takes an absolute path or an http(s) URL, not \"\(feed.escapingControls())\"")
             }
+            if !feed.hasPrefix("/") { _ = try URIValidator.validate(feed).get() }
             cache.sync(feed, download: args[1].bool!) { [weak self] result in
                 switch result {
                 case .success(let done):

@@ -1,3 +1,4 @@
+import ReelCore
 import Foundation
 import ReelDBus
 import ReelLibrary
@@ -21,6 +22,9 @@ public enum URIValidator {
             }
             return checkFile(url)
         case "http", "https":
+            if let problem = URLParts.remoteProblem(text) {
+                return .failure(BusError(MPRIS.errorInvalidURI, "\(problem): \(quoted(text))"))
+            }
             guard let host = url.host, !host.isEmpty else {
                 return .failure(BusError(MPRIS.errorInvalidURI, "URL without a host: \(quoted(text))"))
             }
@@ -40,7 +44,7 @@ public enum URIValidator {
 
     /// An http(s) URL with a host.
     public static func isRemote(_ text: String) -> Bool {
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased() else { return false }
+        guard URLParts.remoteProblem(text) == nil, let url = URL(string: text), let scheme = url.scheme?.lowercased() else { return false }
         return (scheme == "http" || scheme == "https") && !(url.host ?? "").isEmpty
     }
 
@@ -77,7 +81,8 @@ public enum URIValidator {
     }
 
     private static func quoted(_ s: String) -> String {
-        let shown = s.count > 200 ? String(s.prefix(200)) + "…" : s
+        // What a client sent is shown, not obeyed: a newline must not start a new line of a log or an error.
+        let shown = (s.count > 200 ? String(s.prefix(200)) + "…" : s).escapingControls()
         return "\"\(shown)\""
     }
 }

@@ -1,3 +1,4 @@
+import ReelCore
 import Foundation
 import ReelCache
 import ReelDBus
@@ -24,10 +25,11 @@ extension Daemon: CacheHost {
             }
             return url
         }
-        guard URIValidator.isRemote(item) else {
-            throw BusError(MPRIS.errorInvalidURI, "only http(s) URLs and library ids can be downloaded, not \"\(item)\"")
+        guard QueueEntry.isRemote(item) else {
+            throw BusError(MPRIS.errorInvalidURI,
+                           "only http(s) URLs and library ids can be downloaded, not \"\(item.escapingControls())\"")
         }
-        return item
+        return try URIValidator.validate(item).get()
     }
 
     /// Starts the downloads not running yet; each library item gets its file when it is done.

@@ -233,6 +233,7 @@ final class Daemon: PlayerHost {
     }
 }
 
+/// One line of the log: what came from outside (names, URLs, titles) cannot start another.
 func log(_ line: String) {
-    FileHandle.standardError.write(Data("reeld: \(line)\n".utf8))
+    FileHandle.standardError.write(Data("reeld: \(line.escapingControls())\n".utf8))
 }

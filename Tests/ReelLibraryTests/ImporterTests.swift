@@ -52,6 +52,16 @@ final class ImporterTests: TempDirTestCase {
         XCTAssertEqual(summary.added, 0)
     }
 
+    func testURLsWithoutAHostOrWithControlCharactersAreNotStored() throws {
+        let bad = ["http:///nohost.mp3", "https://example.org/a\nb.mp3", "HTTP://example.org/with space.mp3"]
+        let summary = Importer(libraryPath: dir.appendingPathComponent("lib.sqlite3").path).run(bad + ["HTTPS://example.org/ok.mp3"]) { _, _ in }
+        let why = Dictionary(summary.problems.map { ($0.0, $0.1) }) { a, _ in a }
+        XCTAssertEqual(why["http:///nohost.mp3"], "the URL has no host")
+        XCTAssertTrue(why["https://example.org/a\nb.mp3"]?.contains("control characters") == true, "\(summary.problems)")
+        XCTAssertTrue(why["HTTP://example.org/with space.mp3"]?.contains("spaces") == true, "\(summary.problems)")
+        XCTAssertEqual(summary.added, 1, "the upper-case scheme is a URL too")
+    }
+
     func testRandomBytesNamedMP3AreNotMedia() throws {
         let random = dir.appendingPathComponent("random.mp3")
         var generator = SystemRandomNumberGenerator()

@@ -19,12 +19,17 @@ final class URIValidatorTests: XCTestCase {
             ("ftp://example.org/a.mp3", MPRIS.errorInvalidURI),
             ("just words", MPRIS.errorInvalidURI),
             ("http://", MPRIS.errorInvalidURI),
+            ("http:///nohost.mp3", MPRIS.errorInvalidURI),
+            ("http://example.org/a\nb.mp3", MPRIS.errorInvalidURI),
+            ("https://example.org/a b.mp3", MPRIS.errorInvalidURI),
+            ("https://example.org/\u{85}.mp3", MPRIS.errorInvalidURI),
             ("file:///definitely/not/here.ogg", MPRIS.errorNoSuchFile),
             ("/", MPRIS.errorNoSuchFile),
         ]
         for (uri, name) in cases {
             guard case .failure(let error) = URIValidator.validate(uri) else { XCTFail("\(uri) accepted"); continue }
             XCTAssertEqual(error.name, name, uri)
+            XCTAssertFalse(error.message.contains("\n"), "a newline reached the error: \(error.message)")
         }
     }
 }
