@@ -72,9 +72,19 @@ public final class Cache: @unchecked Sendable {
         let key = cacheKey(for: url)
         return try locked {
             if let known = resources[key] { return use(known) }
-            let record = index.record(key: key).flatMap { $0.url == url ? $0 : nil }
+            var record = index.record(key: key).flatMap { $0.url == url ? $0 : nil }
                 ?? ResourceRecord(url: url, key: key, present: ByteRanges(), lastRead: Int64(Date().timeIntervalSince1970))
-            let made = Resource(record: record, file: try DataFile(path: dataPath(key)), index: index, settings: settings)
+            let file = try DataFile(path: dataPath(key))
+            if !record.isComplete, !record.present.isEmpty, record.validator == nil {
+                // Bytes of an earlier run with nothing to tell whether the file changed since:
+                // the rest could belong to another version. Start over rather than splice.
+                let dropped = record.present.count
+                file.truncate()
+                record.present = ByteRanges()
+                try? index.save(record)
+                totalLock.withLock { total -= dropped }
+            }
+            let made = Resource(record: record, file: file, index: index, settings: settings)
             made.onPersist = { [weak self] in self?.claimed($0) }
             made.onIdle = { [weak self] in self?.release(key) }
             resources[key] = made
@@ -283,7 +293,7 @@ public final class Cache: @unchecked Sendable {
         let target = storedPath(record.url)
         let temp = target + ".part"
         let out = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard out >= 0 else { throw CacheError.io("cannot write \(temp): \(String(cString: strerror(errno)))") }
+        guard out >= 0 else { throw CacheError.io(DiskError.describe(errno, writing: temp)) }
         defer { close(out) }
         let chunk = 1 << 20
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: chunk, alignment: 16)
@@ -292,24 +302,38 @@ public final class Cache: @unchecked Sendable {
         let length = record.length ?? 0
         while offset < length {
             let n = resource.file.read(into: buffer, count: Int(min(Int64(chunk), length - offset)), at: offset)
-            guard n > 0, write(out, buffer, n) == n else {
+            guard n > 0 else {
                 unlink(temp)
-                throw CacheError.io("cannot write \(temp): \(String(cString: strerror(errno)))")
+                throw CacheError.io("cannot read the cached copy of \(record.url) at \(offset)")
+            }
+            let written = write(out, buffer, n)
+            guard written == n else {
+                // A short write sets no errno: the disk is full. Take the reason before unlink can change it.
+                let code = written < 0 ? errno : ENOSPC
+                unlink(temp)
+                throw CacheError.io(DiskError.describe(code, writing: temp))
             }
             offset += Int64(n)
         }
         guard fsync(out) == 0, rename(temp, target) == 0 else {
+            let code = errno
             unlink(temp)
-            throw CacheError.io("cannot store \(target): \(String(cString: strerror(errno)))")
+            throw CacheError.io(DiskError.describe(code, writing: target))
         }
         return target
     }
 
+    /// The stored file's extension: the URL's, when it is one media files have
+    /// (a URL ending in `;.sh` or `.desktop` gives no file a shell or a desktop would run).
     static func fileExtension(_ url: String) -> String {
         let ext = URL(string: url)?.pathExtension.lowercased() ?? ""
-        let safe = !ext.isEmpty && ext.count <= 8 && ext.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }
-        return safe ? ext : "media"
+        return mediaExtensions.contains(ext) ? ext : "media"
     }
+
+    static let mediaExtensions: Set<String> = [
+        "mp3", "mp2", "m4a", "m4b", "aac", "ogg", "oga", "opus", "flac", "wav", "wave", "aif", "aiff", "wma", "ape", "wv",
+        "mka", "mp4", "m4v", "mkv", "webm", "mov", "avi", "ogv", "mpg", "mpeg", "ts", "3gp",
+    ]
 
     // MARK: reel cache
 

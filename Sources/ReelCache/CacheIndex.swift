@@ -15,6 +15,11 @@ public struct ResourceRecord: Equatable, Sendable {
 
     /// Every byte is present.
     public var isComplete: Bool { length.map(present.covers) ?? false }
+
+    /// What `If-Range` carries: a strong ETag, else Last-Modified; nil when nothing tells a change.
+    public var validator: String? {
+        etag.flatMap { $0.hasPrefix("W/") ? nil : $0 } ?? lastModified
+    }
 }
 
 /// The cache's SQLite index (`index.sqlite3` in the cache directory): the

@@ -21,7 +21,7 @@ final class DataFile: @unchecked Sendable {
         while done < bytes.count {
             let n = pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
             if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { throw CacheError.io("cannot write the cache: \(String(cString: strerror(errno)))") }
+            guard n > 0 else { throw CacheError.io(DiskError.describe(n < 0 ? errno : ENOSPC, writing: "the cache")) }
             done += n
         }
     }
@@ -40,7 +40,7 @@ final class DataFile: @unchecked Sendable {
 
     /// Makes what was written durable, before the index may claim it.
     func sync() throws {
-        guard fdatasync(fd) == 0 else { throw CacheError.io("cannot sync the cache: \(String(cString: strerror(errno)))") }
+        guard fdatasync(fd) == 0 else { throw CacheError.io(DiskError.describe(errno, writing: "the cache")) }
     }
 
     /// Drops every byte (a resource that changed on the server).

@@ -53,10 +53,8 @@ extension Resource {
         return Plan(from: from, to: to == Int64.max ? nil : to, ifRange: record.present.isEmpty ? nil : validator)
     }
 
-    /// What `If-Range` carries, under the lock: a strong ETag, else Last-Modified.
-    var validator: String? {
-        record.etag.flatMap { $0.hasPrefix("W/") ? nil : $0 } ?? record.lastModified
-    }
+    /// What `If-Range` carries, under the lock.
+    var validator: String? { record.validator }
 
     /// How far ahead bytes are wanted without a download.
     var horizon: Int64 {

@@ -25,6 +25,9 @@ public final class Origin {
         public var faultTimes = 1
         /// An error status for every request.
         public var status: Int?
+        /// A header line of 1 MB.
+        public var hugeHeader = false
+        /// "" sends none (nor any other validator).
         public var etag = "\"v1\""
         /// No Content-Length and no Range: the body is chunked, as a generated one would be.
         public var chunked = false
@@ -147,7 +150,8 @@ public final class Origin {
                     partial = True
                 self.send_response(206 if partial else 200)
                 self.send_header('Content-Type', content_type(path))
-                self.send_header('ETag', c['etag'])
+                if c['etag']: self.send_header('ETag', c['etag'])
+                if c.get('hugeHeader'): self.send_header('X-Huge', 'h' * (1 << 20))
                 self.send_header('Accept-Ranges', 'none' if c.get('ignoreRange') else 'bytes')
                 if partial: self.send_header('Content-Range', 'bytes %d-%d/%d' % (start, end - 1, size))
                 if c.get('chunked'): self.send_header('Transfer-Encoding', 'chunked')

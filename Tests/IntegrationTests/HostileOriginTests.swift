@@ -104,3 +104,19 @@ final class HostileOriginTests: OriginTestCase {
         XCTAssertLessThan(peak - idle, 100 * 1024, "peak RSS over idle while syncing")
     }
 }
+
+/// The media store on a disk that is full: the reason is the disk, in words.
+final class FullMediaStoreTests: OriginTestCase {
+    func testADownloadToAFullDiskSaysTheDiskIsFullAndLeavesNoPart() throws {
+        let disk = try ScratchDisk(size: 2 << 20)
+        guard disk.isMounted else { throw XCTSkip("a full disk needs a tmpfs of its own, which takes root") }
+        try serve("big.wav", seconds: 16)   // 3 MB
+        try startDaemon([], [], environment: ["XDG_DATA_HOME": disk.dir.path])
+        let (status, output) = try reel("download", origin.url("big.wav"))
+        XCTAssertNotEqual(status, 0)
+        XCTAssertTrue(output.contains(": the disk is full"), output)
+        XCTAssertFalse(output.contains("No such file"), output)
+        let media = disk.dir.appendingPathComponent("reel/media")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: media.path).filter { $0.hasSuffix(".part") }, [])
+    }
+}

@@ -151,6 +151,35 @@ final class CacheTests: XCTestCase {
         XCTAssertEqual(try read(cache).0, changed)
     }
 
+    func testBytesWithoutAValidatorAreNotSplicedWithANewerVersionAfterARestart() throws {
+        var control = Origin.Control()
+        control.etag = ""
+        try origin.set(control)
+        _ = try read(makeCache(readahead: 64 << 10), count: 100_000)
+        // The file changes on the server, same length, and nothing says so.
+        var changed = content
+        changed.replaceSubrange(0..<200_000, with: Data(repeating: 9, count: 200_000))
+        try changed.write(to: origin.directory.appendingPathComponent("file.bin"))
+        XCTAssertEqual(try read(makeCache()).0, changed, "bytes of the old version were kept")
+    }
+
+    func testStoredFilesGetOnlyMediaExtensions() {
+        XCTAssertEqual(Cache.fileExtension("http://x/a.MP3"), "mp3")
+        XCTAssertEqual(Cache.fileExtension("http://x/a.mp3?x=1"), "mp3")
+        for hostile in ["http://x/run;.sh", "http://x/a.desktop", "http://x/a.exe", "http://x/a", "http://x/.bashrc"] {
+            XCTAssertEqual(Cache.fileExtension(hostile), "media", hostile)
+        }
+    }
+
+    func testAHeaderLineOver100kBIsReportedAsSuch() throws {
+        var control = Origin.Control()
+        control.hugeHeader = true
+        try origin.set(control)
+        let cache = try makeCache()
+        XCTAssertEqual(try read(cache).end, -1)
+        XCTAssertEqual(cache.failure(of: url), "cannot reach 127.0.0.1: the server sent a header line over 100 kB")
+    }
+
     func testErrorStatusesFailTheReadWithTheStatus() throws {
         for status in [404, 403, 500] {
             var control = Origin.Control()
@@ -250,7 +279,7 @@ final class CacheTests: XCTestCase {
         XCTAssertEqual(finished.value, 1, "a URL asked for twice is downloaded once")
         XCTAssertEqual(served, size)
         XCTAssertEqual(FileManager.default.contents(atPath: path), content)
-        XCTAssertTrue(path.hasPrefix(dir.appendingPathComponent("media").path) && path.hasSuffix(".bin"), path)
+        XCTAssertTrue(path.hasPrefix(dir.appendingPathComponent("media").path) && path.hasSuffix(".media"), path)
         XCTAssertEqual(cache.pendingDownloads, [])
         XCTAssertEqual(cache.completePath(url), path)
         let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
