@@ -103,6 +103,9 @@ public final class MPVBackend {
             // No video until asked for (Effect.setVideo); a window only while there is video.
             ("vid", "no"), ("force-window", "no"), ("title", "${media-title} - reel"),
             ("network-timeout", String(options.networkTimeout)),
+            // An MP3 without a seek table is otherwise sought by reading every byte up to the
+            // target (a seek in a remote 4 GB file fetched 2.5 GB); this estimates the offset.
+            ("demuxer-lavf-o", "fflags=+fastseek"),
         ]
         if let ao = options.audioOutput { settings.append(("ao", ao)) }
         if let vo = options.videoOutput { settings.append(("vo", vo)) }

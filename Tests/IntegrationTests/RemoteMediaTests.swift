@@ -59,6 +59,23 @@ final class RemoteMediaTests: OriginTestCase {
         XCTAssertTrue(list.contains("\"present\":\(content.count)") && list.contains(stored), list)
     }
 
+    func testASeekInAnMP3WithoutASeekTableFetchesOnlyAroundTheTarget() throws {
+        // 16 minutes of 320 kbit/s MP3 without a Xing header: 38 MB, as concatenated files are.
+        let piece = served.appendingPathComponent("piece.mp3")
+        try Tones.ffmpeg(["-f", "lavfi", "-i", "sine=frequency=440:duration=60", "-c:a", "libmp3lame", "-b:a", "320k",
+                          "-write_xing", "0", "-id3v2_version", "0", piece.path])
+        let one = try Data(contentsOf: piece)
+        let whole = (0..<16).reduce(into: Data()) { data, _ in data.append(one) }
+        try whole.write(to: served.appendingPathComponent("long.mp3"))
+        try startDaemon()
+        try player("OpenUri", [.string(origin.url("long.mp3"))])
+        try waitForStart()
+        try seekCurrent(to: 720_000_000)
+        listen(for: 0.5)
+        XCTAssertEqual(Double(try position()), 720_500_000, accuracy: 1_000_000)
+        XCTAssertLessThan(bytesServed("long.mp3"), whole.count / 8, "the seek read its way through the file")
+    }
+
     func testAnErrorStatusFailsTheEntryWithItAndTheQueueMovesOn() throws {
         var control = Origin.Control()
         control.status = 503
