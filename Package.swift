@@ -33,7 +33,7 @@ let package = Package(
         .testTarget(name: "ReelDBusTests", dependencies: ["ReelDBus"]),
         .testTarget(name: "ReelCLITests", dependencies: ["ReelCLI"]),
         .testTarget(name: "ReelMPRISTests", dependencies: ["ReelMPRIS"]),
-        .testTarget(name: "ReelLibraryTests", dependencies: ["ReelLibrary", "ReelSQLite"]),
+        .testTarget(name: "ReelLibraryTests", dependencies: ["ReelLibrary", "ReelSQLite", "ReelHarness"]),
         .testTarget(name: "ReelCacheTests", dependencies: ["ReelCache", "ReelHarness"]),
         .testTarget(name: "IntegrationTests", dependencies: ["ReelDBus", "ReelMPRIS", "ReelHarness", "ReelLibrary", "ReelCache", "ReelSQLite"]),
     ],

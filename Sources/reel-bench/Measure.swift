@@ -99,6 +99,11 @@ struct Usage {
         return Usage(rssKiB: rss(pid), cpuPercent: 100 * used / elapsed)
     }
 
+    /// CPU seconds `pid` has used so far.
+    static func cpuSeconds(_ pid: pid_t) -> Double {
+        Double(cpuTicks(pid)) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
     private static func cpuTicks(_ pid: pid_t) -> Int {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
               let close = stat.lastIndex(of: ")") else { return 0 }
@@ -107,9 +112,14 @@ struct Usage {
         return fields.count > 12 ? (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0) : 0
     }
 
-    static func rss(_ pid: pid_t) -> Int {
+    static func rss(_ pid: pid_t) -> Int { status("VmRSS", pid) }
+
+    /// The most RSS `pid` has had, KiB.
+    static func peakRSS(_ pid: pid_t) -> Int { status("VmHWM", pid) }
+
+    private static func status(_ field: String, _ pid: pid_t) -> Int {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return 0 }
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }) else { return 0 }
         return Int(line.split(separator: " ")[1]) ?? 0
     }
 }

@@ -150,6 +150,25 @@ if CommandLine.arguments.contains("--cache") {
     printCacheFigures(try CacheBench(dir: dir).run())
     exit(0)
 }
+func printNetworkFigures(_ f: NetworkBench.Figures) {
+    func mb(_ bytes: Int) -> String { String(format: "%.1f MB", Double(bytes) / 1e6) }
+    print("\nThe network half under hostile input (reeld, an origin on 127.0.0.1):\n")
+    print("| measure | figure |")
+    print("|---|---|")
+    print("| sync of a \(mb(f.floodBytes)) feed: one title of 10,000 A and 1.98 M `&amp;`, median of 3 | "
+          + String(format: "%.2f s", f.entityFlood.median / 1e6) + " |")
+    print("| peak RSS over idle, syncing a \(mb(f.feedBytes)) RSS feed of 100,000 items over HTTP | \(f.rssFeedKiB / 1024) MiB |")
+    print("| peak RSS over idle, syncing a \(mb(f.catalogueBytes)) JSON catalogue over HTTP | \(f.rssCatalogueKiB / 1024) MiB |")
+    print("| \(f.failing) enclosures answering 404: reeld CPU, wall time | "
+          + String(format: "%.1f s, %.1f s", f.failingCPU, f.failingSeconds) + " |")
+    print("| requests to a station while it plays 10 s; in 3 s after stop and clear | \(f.stationRequests); \(f.requestsAfterStop) |")
+}
+
+// `reel-bench --network` measures only the network half.
+if CommandLine.arguments.contains("--network") {
+    printNetworkFigures(try NetworkBench(dir: dir).run())
+    exit(0)
+}
 // `reel-bench --library` measures only the library part.
 let libraryOnly = CommandLine.arguments.contains("--library")
 if libraryOnly {
@@ -173,6 +192,9 @@ let queueScale = try queueFigures()
 
 say("cache")
 let cacheFigures = try CacheBench(dir: dir).run()
+
+say("network")
+let networkFigures = try NetworkBench(dir: dir).run()
 
 say("library: 100,000 items")
 let libraryFigures = try LibraryBench(items: 100_000).run()
@@ -203,6 +225,7 @@ print("\nBare `mpv --no-video` on the same file: RSS \(bareUsage.rssKiB / 1024) 
 printSound(sound)
 printQueueFigures(queueScale)
 printCacheFigures(cacheFigures)
+printNetworkFigures(networkFigures)
 print("\nLibrary of 100,000 synthetic items:\n")
 print("| measure | figure |")
 print("|---|---|")

@@ -82,13 +82,7 @@ final class HostileOriginTests: OriginTestCase {
     }
 
     func testAThirtyMegabyteCatalogueSyncsInBoundedMemoryAndOneSyncPerFeedRuns() throws {
-        var json = Data("[".utf8)
-        let pad = String(repeating: "y", count: 250)
-        for i in 0..<100_000 {
-            json.append(contentsOf: "\(i == 0 ? "" : ","){\"url\": \"http://127.0.0.1:1/\(i).mp3\", \"title\": \"T\(i)\", \"n\": \"\(pad)\"}".utf8)
-        }
-        json.append(contentsOf: "]".utf8)
-        try json.write(to: served.appendingPathComponent("big.json"))
+        try FeedFixtures.catalogue(items: 100_000, base: "http://127.0.0.1:1/").write(to: served.appendingPathComponent("big.json"))
         try startDaemon()
         listen(for: 0.5)
         let idle = memory("VmRSS")

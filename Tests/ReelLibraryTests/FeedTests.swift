@@ -1,4 +1,5 @@
 import Foundation
+import ReelHarness
 import ReelLibrary
 import XCTest
 
@@ -74,10 +75,7 @@ final class LargeFeedTests: XCTestCase {
     }
 
     func testAFeedOf20MBWithAHundredThousandItemsIsReadWhole() throws {
-        let pad = String(repeating: "x", count: 100)
-        let data = rss((1...100_000).lazy.map {
-            "<item><title>Episode \($0)</title><description>\(pad)</description><enclosure url=\"e\($0).mp3\"/></item>\n"
-        })
+        let data = FeedFixtures.rss(items: 100_000, base: "")
         XCTAssertGreaterThan(data.count, 15_000_000)
         let items = try Feed.items(data, base: base)
         XCTAssertEqual(items.count, 100_000)
@@ -159,12 +157,7 @@ final class LargeFeedTests: XCTestCase {
     }
 
     func testAThirtyMegabyteCatalogueIsRead() throws {
-        var json = Data("[".utf8)
-        let pad = String(repeating: "y", count: 250)
-        for i in 0..<100_000 {
-            json.append(contentsOf: "\(i == 0 ? "" : ","){\"url\": \"https://example.org/\(i).mp3\", \"title\": \"T\(i)\", \"note\": \"\(pad)\"}".utf8)
-        }
-        json.append(contentsOf: "]".utf8)
+        let json = FeedFixtures.catalogue(items: 100_000, base: "https://example.org/")
         XCTAssertGreaterThan(json.count, 29_000_000)
         XCTAssertEqual(try Feed.items(json, base: base).count, 100_000)
     }
