@@ -186,6 +186,8 @@ public final class Origin {
                     self.wfile.write(b'ICY 200 OK\r\nicy-name:Reel Radio\r\ncontent-type:audio/mpeg\r\n'
                                      + (b'icy-metaint:8000\r\n' if meta else b'') + b'\r\n')
                 else:
+                    # Icecast answers HTTP/1.0, with no length.
+                    self.protocol_version = 'HTTP/1.0'
                     self.send_response(200)
                     self.send_header('Content-Type', 'audio/mpeg')
                     self.send_header('icy-name', 'Reel Radio')

@@ -103,9 +103,6 @@ public final class MPVBackend {
             // No video until asked for (Effect.setVideo); a window only while there is video.
             ("vid", "no"), ("force-window", "no"), ("title", "${media-title} - reel"),
             ("network-timeout", String(options.networkTimeout)),
-            // An MP3 without a seek table is otherwise sought by reading every byte up to the
-            // target (a seek in a remote 4 GB file fetched 2.5 GB); this estimates the offset.
-            ("demuxer-lavf-o", "fflags=+fastseek"),
         ]
         if let ao = options.audioOutput { settings.append(("ao", ao)) }
         if let vo = options.videoOutput { settings.append(("vo", vo)) }
@@ -443,6 +440,10 @@ public final class MPVBackend {
             // The cache reads ahead as far as it should; mpv's own cache would pull the whole file.
             // A live stream keeps mpv's cache: it buffers what arrives, and says when it runs dry.
             mpv_set_property_string(handle, "file-local-options/cache", kind == .live ? "yes" : "no")
+            // An MP3 without a seek table is otherwise sought by reading every byte up to the target
+            // (a seek in a remote 4 GB file fetched 2.5 GB); this estimates the offset instead. Only for
+            // remote files: locally the reading costs no network, and lavf holds more memory with it.
+            if kind == .media { mpv_set_property_string(handle, "file-local-options/demuxer-lavf-o", "fflags=+fastseek") }
         case .failed(let reason): mpv_set_property_string(handle, "stream-open-filename", stream.name(for: url, failure: reason))
         case .direct: break
         }
