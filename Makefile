@@ -9,6 +9,7 @@ DESTDIR ?=
 SWIFT ?= swift
 # Debian packages the build, the tests, the demo and the benchmark need.
 PACKAGES := pkg-config libdbus-1-dev libmpv-dev libsqlite3-dev libcurl4-openssl-dev dbus-daemon playerctl ffmpeg python3 \
+  python3-dbus python3-dbus-next qdbus-qt5 \
   pipewire pipewire-bin wireplumber pulseaudio pulseaudio-utils xvfb x11-utils python3-xlib
 BENCH_PACKAGES := mpv mpv-mpris
 DEMO_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/reel/demo
