@@ -162,6 +162,7 @@ extension Engine {
         if !tags.artists.isEmpty { merged.artists = tags.artists }
         if !tags.albumArtists.isEmpty { merged.albumArtists = tags.albumArtists }
         merged.album = tags.album ?? old.album
+        if !tags.genres.isEmpty { merged.genres = tags.genres }
         merged.trackNumber = tags.trackNumber ?? old.trackNumber
         merged.length = tags.length ?? old.length
         merged.artURL = tags.artURL ?? old.artURL

@@ -15,6 +15,8 @@ public struct TrackMetadata: Equatable, Sendable {
     public var artists: [String] = []
     public var albumArtists: [String] = []
     public var album: String?
+    /// `xesam:genre`: bluez's AVRCP bridge and KDE read it.
+    public var genres: [String] = []
     public var trackNumber: Int?
     public var length: MediaTime?
     public var artURL: String?
@@ -24,14 +26,23 @@ public struct TrackMetadata: Equatable, Sendable {
     public var station: String?
 
     public init(title: String? = nil, artists: [String] = [], albumArtists: [String] = [], album: String? = nil,
-                trackNumber: Int? = nil, length: MediaTime? = nil, artURL: String? = nil) {
+                genres: [String] = [], trackNumber: Int? = nil, length: MediaTime? = nil, artURL: String? = nil) {
         self.title = title
         self.artists = artists
         self.albumArtists = albumArtists
         self.album = album
+        self.genres = genres
         self.trackNumber = trackNumber
         self.length = length
         self.artURL = artURL
+    }
+}
+
+extension TrackMetadata {
+    /// A GENRE tag's genres: several are joined by ";" (as mpv and ffprobe give Vorbis comments) or "/".
+    public static func genres(fromTag tag: String?) -> [String] {
+        (tag ?? "").split(whereSeparator: { $0 == ";" || $0 == "\0" })
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 }
 

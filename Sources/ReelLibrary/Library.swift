@@ -145,10 +145,10 @@ public final class Library {
     private func upsert(_ p: ProbedItem) throws -> (id: Int64, isNew: Bool) {
         // Most imports are new items: try the insert first, look up only on a clash.
         try db.query("""
-            INSERT OR IGNORE INTO items (title, artist, album, duration_us, cover, local_path, remote_url, added_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT OR IGNORE INTO items (title, artist, album, duration_us, cover, local_path, remote_url, added_at, genre)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, [text(p.title), text(p.artist), text(p.album), p.duration.map(SQLValue.int) ?? .null, text(p.cover),
-                  text(p.localPath), text(p.remoteURL), .int(Library.now())])
+                  text(p.localPath), text(p.remoteURL), .int(Library.now()), text(p.genre)])
         if db.changes == 1 { return (db.lastInsertID, true) }
         let byPath = try p.localPath.flatMap {
             try db.query("SELECT id FROM items WHERE local_path = ?", [.text($0)]).first?.first?.int
@@ -160,10 +160,10 @@ public final class Library {
             try db.query("""
                 UPDATE items SET title = coalesce(title, ?), artist = coalesce(artist, ?), album = coalesce(album, ?),
                     duration_us = coalesce(duration_us, ?), cover = coalesce(cover, ?),
-                    local_path = coalesce(local_path, ?), remote_url = coalesce(remote_url, ?)
+                    local_path = coalesce(local_path, ?), remote_url = coalesce(remote_url, ?), genre = coalesce(genre, ?)
                 WHERE id = ?
                 """, [text(p.title), text(p.artist), text(p.album), p.duration.map(SQLValue.int) ?? .null,
-                      text(p.cover), text(p.localPath), text(p.remoteURL), .int(existing)])
+                      text(p.cover), text(p.localPath), text(p.remoteURL), text(p.genre), .int(existing)])
             return (existing, false)
         }
         throw SQLiteError(code: 19, message: "cannot add \(p.localPath ?? p.remoteURL ?? "an item without a path or URL")")
@@ -175,9 +175,9 @@ public final class Library {
         let cover = m.artURL.map { URL(string: $0)?.isFileURL == true ? URL(string: $0)!.path : $0 }
         try db.query("""
             UPDATE items SET title = coalesce(title, ?), artist = coalesce(artist, ?), album = coalesce(album, ?),
-                duration_us = coalesce(duration_us, ?), cover = coalesce(cover, ?) WHERE id = ?
+                duration_us = coalesce(duration_us, ?), cover = coalesce(cover, ?), genre = coalesce(genre, ?) WHERE id = ?
             """, [text(m.title), text(m.artists.first), text(m.album), m.length.map(SQLValue.int) ?? .null,
-                  text(cover), .int(id)])
+                  text(cover), text(m.genres.isEmpty ? nil : m.genres.joined(separator: ";")), .int(id)])
     }
 
     /// Items matching a full-text query over title, artist and album (every

@@ -21,13 +21,13 @@ public struct LibraryItem: Equatable, Sendable {
 
     static let columns = """
         id, title, artist, album, duration_us, cover, local_path, remote_url, position_us, finished, play_count, \
-        last_played, added_at
+        last_played, added_at, genre
         """
 
     init(row: [SQLValue]) {
         id = row[0].int ?? 0
         info = ProbedItem(title: row[1].text, artist: row[2].text, album: row[3].text, duration: row[4].int,
-                          cover: row[5].text, localPath: row[6].text, remoteURL: row[7].text)
+                          cover: row[5].text, localPath: row[6].text, remoteURL: row[7].text, genre: row[13].text)
         position = row[8].int ?? 0
         finished = row[9].int == 1
         playCount = Int(row[10].int ?? 0)
@@ -48,6 +48,8 @@ public struct ProbedItem: Equatable, Sendable {
     public var cover: String?
     public var localPath: String?
     public var remoteURL: String?
+    /// The GENRE tag as found (several genres joined by ";").
+    public var genre: String?
 
     /// One item per local path or remote URL, later duplicates filling blanks of the first.
     static func merged(_ items: [ProbedItem]) -> [ProbedItem] {
@@ -60,7 +62,7 @@ public struct ProbedItem: Equatable, Sendable {
                 result[i] = ProbedItem(title: first.title ?? item.title, artist: first.artist ?? item.artist,
                                        album: first.album ?? item.album, duration: first.duration ?? item.duration,
                                        cover: first.cover ?? item.cover, localPath: first.localPath ?? item.localPath,
-                                       remoteURL: first.remoteURL ?? item.remoteURL)
+                                       remoteURL: first.remoteURL ?? item.remoteURL, genre: first.genre ?? item.genre)
                 for key in keys { slot[key] = i }
             } else {
                 for key in keys { slot[key] = result.count }
@@ -72,12 +74,14 @@ public struct ProbedItem: Equatable, Sendable {
 
     /// The engine's view of the tags.
     public var metadata: TrackMetadata {
-        TrackMetadata(title: title, artists: artist.map { [$0] } ?? [], album: album, length: duration,
+        TrackMetadata(title: title, artists: artist.map { [$0] } ?? [], album: album,
+                      genres: TrackMetadata.genres(fromTag: genre), length: duration,
                       artURL: cover.map { $0.hasPrefix("/") ? URL(fileURLWithPath: $0).absoluteString : $0 })
     }
 
     public init(title: String? = nil, artist: String? = nil, album: String? = nil, duration: MediaTime? = nil,
-                cover: String? = nil, localPath: String? = nil, remoteURL: String? = nil) {
+                cover: String? = nil, localPath: String? = nil, remoteURL: String? = nil, genre: String? = nil) {
+        self.genre = genre
         self.title = title
         self.artist = artist
         self.album = album

@@ -75,6 +75,6 @@ public enum Probe {
             }
         }
         return ProbedItem(title: tags["title"], artist: tags["artist"] ?? tags["album_artist"], album: tags["album"],
-                          duration: seconds.flatMap(MediaTime.fromSeconds))
+                          duration: seconds.flatMap(MediaTime.fromSeconds), genre: tags["genre"])
     }
 }

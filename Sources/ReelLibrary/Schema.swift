@@ -77,6 +77,10 @@ enum Schema {
             SELECT 'next_entry', coalesce(max(id), 0) + 1 FROM queue_entries;
         DROP TABLE queue;
         """,
+        // 3: the genre tag (as found, several joined by ";"), for xesam:genre.
+        """
+        ALTER TABLE items ADD COLUMN genre TEXT;
+        """,
     ]
 
     static var version: Int64 { Int64(migrations.count) }

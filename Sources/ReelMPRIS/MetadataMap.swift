@@ -25,6 +25,7 @@ public enum MetadataMap {
         if !m.artists.isEmpty { pairs.append(("xesam:artist", .strings(m.artists))) }
         if !m.albumArtists.isEmpty { pairs.append(("xesam:albumArtist", .strings(m.albumArtists))) }
         if let album = m.album { pairs.append(("xesam:album", .string(album))) }
+        if !m.genres.isEmpty { pairs.append(("xesam:genre", .strings(m.genres))) }
         if let track = m.trackNumber, let n = Int32(exactly: track) { pairs.append(("xesam:trackNumber", .int32(n))) }
         if let art = m.artURL { pairs.append(("mpris:artUrl", .string(art))) }
         return .vardict(pairs)

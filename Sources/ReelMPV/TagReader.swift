@@ -19,6 +19,7 @@ struct TagReader {
         if let artist = first("artist", "performer") { metadata.artists = [artist] }
         if let albumArtist = first("album_artist", "albumartist", "album artist") { metadata.albumArtists = [albumArtist] }
         metadata.album = first("album")
+        metadata.genres = TrackMetadata.genres(fromTag: first("genre"))
         // "3/12" and "03" both mean track 3.
         if let track = first("track", "tracknumber"), let number = Int(track.prefix { $0.isNumber }) {
             metadata.trackNumber = number

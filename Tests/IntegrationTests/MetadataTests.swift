@@ -20,6 +20,28 @@ final class MetadataTests: DaemonTestCase {
         XCTAssertNil(m["mpris:artUrl"], "no cover for this one")
     }
 
+    /// bluez's AVRCP bridge and KDE take only these types; GENRE tags of Ogg and FLAC become xesam:genre.
+    func testTheTypesBluezAndKDERequireAndGenreFromOggAndFLAC() throws {
+        let ogg = home.appendingPathComponent("genre.ogg"), flac = home.appendingPathComponent("genre.flac")
+        let tags = ["title": "Tagged", "artist": "Someone", "album": "Record", "track": "4"]
+        try Tones.make(ogg, frequency: 440, seconds: 5, tags: tags.merging(["genre": "Jazz;Blues"]) { a, _ in a })
+        try Tones.ffmpeg(["-f", "lavfi", "-i", "sine=frequency=440:duration=5"]
+                         + (tags.merging(["genre": "Folk"]) { a, _ in a }).sorted(by: { $0.key < $1.key }).flatMap { ["-metadata", "\($0.key)=\($0.value)"] }
+                         + ["-c:a", "flac", flac.path])
+        try startPlaying([ogg])
+        var m = try metadata()
+        XCTAssertEqual(m["xesam:genre"], .strings(["Jazz", "Blues"]))
+        let required = ["xesam:title": "s", "xesam:artist": "as", "xesam:album": "s", "xesam:genre": "as",
+                        "mpris:length": "x", "xesam:trackNumber": "i"]
+        for (key, type) in required { XCTAssertEqual(m[key]?.signature, type, key) }
+        XCTAssertEqual(try get("Position").signature, "x")
+        try player("OpenUri", [.string(flac.absoluteString)])
+        let changed = waitForSignal { $0.changedProperties?["Metadata"]?.dictionary?["xesam:genre"]?.stringArray == ["Folk"] }
+        XCTAssertNotNil(changed, "no genre for the FLAC file")
+        m = try metadata()
+        for (key, type) in required { XCTAssertEqual(m[key]?.signature, type, "FLAC: \(key)") }
+    }
+
     func testUntaggedFilesAreTitledByNameAndCoverBesideThemIsTheArt() throws {
         try startPlaying([media.withCover])
         let m = try metadata()
