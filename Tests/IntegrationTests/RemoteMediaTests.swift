@@ -73,8 +73,9 @@ final class RemoteMediaTests: OriginTestCase {
         try seekCurrent(to: 720_000_000)
         listen(for: 0.5)
         XCTAssertEqual(Double(try position()), 720_500_000, accuracy: 1_000_000)
-        // Reading its way to the target would fetch three quarters of the file; the readahead is 4 MiB.
-        XCTAssertLessThan(bytesServed("long.mp3"), whole.count / 4, "the seek read its way through the file")
+        // Reading its way to the target fetches three quarters of the file; the readahead and side
+        // fetches around the start and the target take up to about 10 MB.
+        XCTAssertLessThan(bytesServed("long.mp3"), whole.count / 2, "the seek read its way through the file")
     }
 
     func testAnErrorStatusFailsTheEntryWithItAndTheQueueMovesOn() throws {
