@@ -184,6 +184,13 @@ extension Engine {
         merge(metadata, into: id)
     }
 
+    /// Replaces an entry's cover art; nil when what it had is gone (a deleted file).
+    public mutating func replaceArt(_ url: String?, for id: EntryID) -> [Effect] {
+        guard let entry = queue[id], entry.metadata.artURL != url else { return [] }
+        queue.update(id) { $0.metadata.artURL = url }
+        return [.trackMetadataChanged(id)]
+    }
+
     /// Puts back a stored queue and settings (at start-up). The current entry
     /// is loaded paused at its stored position.
     public mutating func restore(_ stored: Queue, settings restored: Settings, now: MonotonicTime) -> [Effect] {

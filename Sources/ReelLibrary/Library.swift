@@ -170,12 +170,13 @@ public final class Library {
     }
 
 
-    /// Fills blanks from what playback found: tags, length, cover art.
+    /// Fills blanks from what playback found: tags, length. The cover found last replaces the stored
+    /// one, which may be gone (a deleted cover.png).
     public func learn(_ m: TrackMetadata, for id: Int64) throws {
         let cover = m.artURL.map { URL(string: $0)?.isFileURL == true ? URL(string: $0)!.path : $0 }
         try db.query("""
             UPDATE items SET title = coalesce(title, ?), artist = coalesce(artist, ?), album = coalesce(album, ?),
-                duration_us = coalesce(duration_us, ?), cover = coalesce(cover, ?), genre = coalesce(genre, ?) WHERE id = ?
+                duration_us = coalesce(duration_us, ?), cover = coalesce(?, cover), genre = coalesce(genre, ?) WHERE id = ?
             """, [text(m.title), text(m.artists.first), text(m.album), m.length.map(SQLValue.int) ?? .null,
                   text(cover), text(m.genres.isEmpty ? nil : m.genres.joined(separator: ";")), .int(id)])
     }

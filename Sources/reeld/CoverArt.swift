@@ -26,6 +26,12 @@ final class CoverArt: Sendable {
         return nil
     }
 
+    /// Whether a cover art URI still names something: a local file that is there, or any remote URL.
+    static func exists(_ art: String) -> Bool {
+        guard let url = URL(string: art), url.isFileURL else { return true }
+        return FileManager.default.isReadableFile(atPath: url.path)
+    }
+
     /// Extracts the embedded picture of a local file on a worker thread and
     /// posts its file:// URI to the loop. A file already extracted is reused.
     func extract(from uri: String, for entry: EntryID) {

@@ -159,7 +159,10 @@ final class Daemon: PlayerHost {
         case .uri(let uri):
             log((token == engine.queuedNext?.token ? "next: " : "playing ") + uri
                 + (start > 0 ? " from \(start / 1_000_000) s" : ""))
-            if entry.metadata.artURL == nil, let art = CoverArt.beside(uri) {
+            if let art = entry.metadata.artURL, !CoverArt.exists(art) {
+                // A cover deleted since it was found: widgets would show a broken image.
+                perform(engine.replaceArt(CoverArt.beside(uri), for: token.entry))
+            } else if entry.metadata.artURL == nil, let art = CoverArt.beside(uri) {
                 perform(engine.learn(TrackMetadata(artURL: art), for: token.entry))
             }
             return uri

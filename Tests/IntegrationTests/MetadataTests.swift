@@ -50,6 +50,29 @@ final class MetadataTests: DaemonTestCase {
         XCTAssertNil(m["xesam:artist"])
     }
 
+    func testADeletedFolderCoverIsNoLongerPublished() throws {
+        let folder = home.appendingPathComponent("album")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let song = folder.appendingPathComponent("song.ogg"), cover = folder.appendingPathComponent("cover.png")
+        try Tones.make(song, frequency: 440, seconds: 5)
+        try Tones.image(cover)
+        try startPlaying([song])
+        XCTAssertEqual(try metadata()["mpris:artUrl"], .string(cover.absoluteString))
+        try player("Stop")
+        try FileManager.default.removeItem(at: cover)
+        // Played again: the library remembers the cover, which is gone.
+        try player("OpenUri", [.string(song.absoluteString)])
+        try waitForStart()
+        listen(for: 0.3)
+        XCTAssertNil(try metadata()["mpris:artUrl"], "a deleted cover is still published")
+        // A new cover is found again.
+        try Tones.image(folder.appendingPathComponent("folder.jpg"))
+        try player("OpenUri", [.string(song.absoluteString)])
+        try waitForStart()
+        listen(for: 0.3)
+        XCTAssertEqual(try metadata()["mpris:artUrl"], .string(folder.appendingPathComponent("folder.jpg").absoluteString))
+    }
+
     func testEmbeddedArtIsExtractedOnceIntoTheCache() throws {
         try startDaemon([media.embeddedArt])
         let url = try XCTUnwrap(URL(string: try waitForArt()))
