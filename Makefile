@@ -9,7 +9,7 @@ DESTDIR ?=
 SWIFT ?= swift
 # Debian packages the build, the tests, the demo and the benchmark need.
 PACKAGES := pkg-config libdbus-1-dev libmpv-dev libsqlite3-dev libcurl4-openssl-dev dbus-daemon playerctl ffmpeg python3 \
-  python3-dbus python3-dbus-next qdbus-qt5 \
+  python3-dbus python3-dbus-next qdbus-qt5 python3-gi gir1.2-glib-2.0 desktop-file-utils \
   pipewire pipewire-bin wireplumber pulseaudio pulseaudio-utils xvfb x11-utils python3-xlib
 BENCH_PACKAGES := mpv mpv-mpris
 DEMO_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/reel/demo
@@ -72,7 +72,7 @@ install: release
 	sed 's|@BINDIR@|$(PREFIX)/bin|g' dbus/org.mpris.MediaPlayer2.reel.service \
 	  > $(DESTDIR)$(PREFIX)/share/dbus-1/services/org.mpris.MediaPlayer2.reel.service
 	sed 's|@BINDIR@|$(PREFIX)/bin|g' dbus/reeld.service > $(DESTDIR)$(PREFIX)/lib/systemd/user/reeld.service
-	install -m 644 examples/reel.desktop $(DESTDIR)$(PREFIX)/share/applications/
+	sed 's|@BINDIR@|$(PREFIX)/bin|g' examples/reel.desktop > $(DESTDIR)$(PREFIX)/share/applications/reel.desktop
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/reeld $(DESTDIR)$(PREFIX)/bin/reel \

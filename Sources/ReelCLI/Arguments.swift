@@ -5,6 +5,8 @@ public enum CLICommand: Equatable, Sendable {
     case transport(String)              // Play, Pause, PlayPause, Stop, Next, Previous
     case seek(relative: Bool, micros: Int64)
     case add([String])
+    /// Starts reeld through D-Bus activation unless it runs; then plays the items, if any.
+    case start([String])
     case goTo(Int)
     case remove(Int)
     case clear
@@ -57,6 +59,8 @@ public enum Arguments {
           seek [+|-]SECONDS            relative with a sign, absolute without
           seek [HH:]MM:SS              absolute
           add FILE|URL ...             append to the queue
+          start [FILE|URL ...]         start reeld (through D-Bus activation) unless it runs, and
+                                       queue and play the items; what the desktop file runs
           queue [--json]               the queue, one entry per line, * marks the current
           goto N | rm N                play / remove queue entry N (1-based)
           clear                        empty the queue
@@ -145,6 +149,7 @@ public enum Arguments {
         case "add":
             guard !operands.isEmpty else { throw UsageError("add needs at least one FILE or URL") }
             command = .add(operands)
+        case "start", "open": command = .start(operands)
         case "goto": command = .goTo(try index())
         case "rm", "remove": command = .remove(try index())
         case "clear": try none(); command = .clear

@@ -21,6 +21,14 @@ public final class Client {
 
     func write(_ text: String, newline: Bool = true) { output(text.terminalSafe, newline) }
 
+    /// Asks the bus to start the daemon (D-Bus activation); whether it was running already.
+    @discardableResult
+    public func startDaemon() throws -> Bool {
+        let reply = try connection.callMethod("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                                              "StartServiceByName", [.string(bus), .uint32(0)], timeoutMs: 30_000)
+        return reply.first?.int64 == 2   // DBUS_START_REPLY_ALREADY_RUNNING
+    }
+
     /// Whether a daemon owns the bus name.
     public func daemonIsRunning() throws -> Bool {
         let reply = try connection.callMethod("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
@@ -38,6 +46,9 @@ public final class Client {
         case .seek(false, let micros):
             guard let track = try status().trackID else { throw BusError.failed("nothing is playing") }
             _ = try call(Client.player, "SetPosition", [.objectPath(track), .int64(micros)])
+        case .start(let items):
+            guard !items.isEmpty else { return }
+            _ = try call(Client.reel, "Add", [.strings(items.map(Client.absolute)), .boolean(true)])
         case .add(let items):
             let ids = try call(Client.reel, "Add", [.strings(items.map(Client.absolute)), .boolean(false)]).first?.array ?? []
             write("added \(ids.count) \(ids.count == 1 ? "entry" : "entries")")

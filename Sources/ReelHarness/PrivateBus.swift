@@ -7,12 +7,26 @@ public final class PrivateBus {
     public let dir: URL
     private let process = Process()
 
-    public init() throws {
+    /// `serviceDir`: where the bus finds `.service` files for D-Bus activation, besides the usual places.
+    public init(serviceDir: URL? = nil) throws {
         dir = FileManager.default.temporaryDirectory.appendingPathComponent("reel-bus-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        var config = ["--session"]
+        if let serviceDir {
+            let file = dir.appendingPathComponent("session.conf")
+            try """
+                <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+                 "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+                <busconfig>
+                  <include>/usr/share/dbus-1/session.conf</include>
+                  <servicedir>\(serviceDir.path)</servicedir>
+                </busconfig>
+                """.write(to: file, atomically: true, encoding: .utf8)
+            config = ["--config-file=\(file.path)"]
+        }
         // --nofork: Foundation's Process cannot watch a daemon that forks away.
         process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
-        process.arguments = ["--session", "--nofork", "--print-address=1", "--address=unix:path=\(dir.path)/bus"]
+        process.arguments = config + ["--nofork", "--print-address=1", "--address=unix:path=\(dir.path)/bus"]
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice   // "Failed to set fd limit" when not root, and such

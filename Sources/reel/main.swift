@@ -36,6 +36,11 @@ let client = Client(connection: connection, busName: options.busName) { text, ne
     if newline { fflush(nil) }
 }
 do {
+    if case .start = command, !(try client.daemonIsRunning()) {
+        do { try client.startDaemon() } catch let error as BusError {
+            fail("cannot start reeld: \(error.message) (is reel installed with its D-Bus service file?)")
+        }
+    }
     guard try client.daemonIsRunning() else {
         fail("no reel daemon is running (nothing owns \(options.busName)); start it with reeld")
     }
