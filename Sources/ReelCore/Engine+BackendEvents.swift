@@ -205,7 +205,8 @@ extension Engine {
         tracker.setRate(restored.rate, now: now)
         var effects: [Effect] = [.setRate(restored.rate), .setVolume(restored.volume)]
         if let current = queue.currentID {
-            effects += start(current, play: false, now: now)
+            // The session comes back where it was, whatever the entry: this is no new play of it.
+            effects += start(current, play: false, now: now, policy: .always)
         } else if let first = queue.first {
             queue.setCurrent(first)
         }

@@ -90,8 +90,11 @@ extension Engine {
     }
 
     mutating func stop(now: MonotonicTime) -> [Effect] {
-        guard state.token != nil else { return [] }
+        guard let id = state.token?.entry else { return [] }
         let saved = save(now: now)
+        // MPRIS: Play after Stop starts the track from the beginning. The library keeps
+        // the position, for the next time the item is queued.
+        queue.update(id) { $0.resumeAt = 0 }
         enterStopped()
         return [.unload] + saved
     }
@@ -151,10 +154,11 @@ extension Engine {
         return start(id, play: state.wantsToPlay, now: now)
     }
 
-    mutating func start(_ id: EntryID, play: Bool, now: MonotonicTime) -> [Effect] {
+    /// Loads an entry; `policy` overrides which entries resume (a restored session always does).
+    mutating func start(_ id: EntryID, play: Bool, now: MonotonicTime, policy: ResumePolicy? = nil) -> [Effect] {
         guard let entry = queue[id] else { return [] }
         var effects = save(now: now)   // where the entry we leave stopped
-        let (position, finished) = Engine.resumePoint(entry)
+        let (position, finished) = Engine.resumePoint(entry, policy: policy ?? resumePolicy)
         if finished {
             queue.update(id) { $0.resumeAt = 0 }
             effects.append(.finished(id))
@@ -177,11 +181,19 @@ extension Engine {
         return effects + [.load(token, uri: entry.uri, start: position, paused: !play)]
     }
 
-    /// Where playing an entry starts: its stored position, unless that is
-    /// within the last 10 s or 5 %, which counts as finished (start from 0).
-    public static func resumePoint(_ entry: QueueEntry) -> (start: MediaTime, finished: Bool) {
+    /// Where playing an entry starts: its stored position, when the policy
+    /// resumes it, unless that is within the last 10 s or 5 %, which counts
+    /// as finished (start from 0).
+    public static func resumePoint(_ entry: QueueEntry, policy: ResumePolicy = .always) -> (start: MediaTime, finished: Bool) {
         let stored = entry.resumeAt
         guard stored > 0 else { return (0, false) }
+        switch policy {
+        case .never: return (0, false)
+        case .always: break
+        case .auto(let minLength):
+            // An unknown length resumes: a stream's episode is more likely long than a song.
+            guard entry.prefersResume || (entry.metadata.length ?? minLength) >= minLength else { return (0, false) }
+        }
         if let length = entry.metadata.length, length > 0,
            length - stored <= finishedMargin || stored >= length / 20 * 19 {
             return (0, true)

@@ -65,7 +65,7 @@ extension Engine {
         }
         loadSerial += 1
         let token = LoadToken(entry: desired, serial: loadSerial)
-        let start = Engine.resumePoint(entry).start
+        let start = Engine.resumePoint(entry, policy: resumePolicy).start
         queuedNext = QueuedNext(token: token, start: start)
         return [.queueNext(token, uri: entry.uri, start: start)]
     }
@@ -130,7 +130,7 @@ extension Engine {
         queue.setCurrent(arriving.token.entry)
         lastSave = now
         var effects: [Effect] = []
-        if let entry = queue[arriving.token.entry], Engine.resumePoint(entry).finished {
+        if let entry = queue[arriving.token.entry], Engine.resumePoint(entry, policy: resumePolicy).finished {
             queue.update(entry.id) { $0.resumeAt = 0 }
             effects.append(.finished(entry.id))
         }

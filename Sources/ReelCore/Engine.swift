@@ -26,6 +26,8 @@ public struct Engine: Sendable {
     /// Rate, Position and Seeked. Seeked goes out when the estimate departs from it.
     public internal(set) var announced = PositionAnchor(position: 0, at: 0, rate: 1, running: false)
     public internal(set) var settings = Settings()
+    /// Set at start-up from the configuration.
+    public var resumePolicy = ResumePolicy.standard
     public internal(set) var seekable = false
     public internal(set) var lastError: String?
     /// The entry queued in the backend to follow the current one without a gap.

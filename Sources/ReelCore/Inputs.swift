@@ -8,6 +8,18 @@ public enum ReplayGain: String, CaseIterable, Equatable, Sendable {
     case off, track, album
 }
 
+/// Which entries start where they were left (MPRIS asks only that Play after
+/// Stop starts over). `auto`: podcast episodes, audiobooks and films resume;
+/// short music starts from the beginning.
+public enum ResumePolicy: Equatable, Sendable {
+    /// Entries of at least `minLength`, from a feed, or video.
+    case auto(minLength: MediaTime)
+    case always, never
+
+    public static let defaultMinLength: MediaTime = 600_000_000
+    public static let standard = ResumePolicy.auto(minLength: defaultMinLength)
+}
+
 /// A request from a user, through MPRIS, the extension interface or the CLI.
 /// Arguments are already validated by the adapter: URIs are playable, rates finite.
 public enum Command: Equatable, Sendable {
@@ -44,12 +56,16 @@ public struct NewEntry: Equatable, Sendable {
     public var metadata: TrackMetadata?
     /// The stored position to resume from, in µs.
     public var resumeAt: MediaTime
+    /// Worth resuming whatever its length: a feed's episode, a video.
+    public var prefersResume: Bool
 
-    public init(uri: String, itemID: Int64? = nil, metadata: TrackMetadata? = nil, resumeAt: MediaTime = 0) {
+    public init(uri: String, itemID: Int64? = nil, metadata: TrackMetadata? = nil, resumeAt: MediaTime = 0,
+                prefersResume: Bool = false) {
         self.uri = uri
         self.itemID = itemID
         self.metadata = metadata
         self.resumeAt = resumeAt
+        self.prefersResume = prefersResume || QueueEntry.looksLikeVideo(uri)
     }
 }
 

@@ -111,7 +111,8 @@ public struct Queue: Sendable {
             defer { nextRawID += 1 }
             var metadata = n.metadata ?? TrackMetadata()
             metadata.title = metadata.title ?? QueueEntry.fallbackTitle(for: n.uri)
-            return QueueEntry(id: EntryID(nextRawID), uri: n.uri, metadata: metadata, itemID: n.itemID, resumeAt: n.resumeAt)
+            return QueueEntry(id: EntryID(nextRawID), uri: n.uri, metadata: metadata, itemID: n.itemID, resumeAt: n.resumeAt,
+                              prefersResume: n.prefersResume)
         }
         entries.insert(contentsOf: added, at: position)
         ranks.insert(contentsOf: newRanks, at: position)

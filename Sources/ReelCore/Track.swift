@@ -58,15 +58,27 @@ public struct QueueEntry: Equatable, Sendable {
     public var itemID: Int64?
     /// Where to start next time, in µs.
     public var resumeAt: MediaTime
+    /// Worth resuming whatever its length: a feed's episode, a video.
+    public var prefersResume: Bool
 
     public init(id: EntryID, uri: String, metadata: TrackMetadata, lastError: String? = nil, itemID: Int64? = nil,
-                resumeAt: MediaTime = 0) {
+                resumeAt: MediaTime = 0, prefersResume: Bool = false) {
         self.id = id
         self.uri = uri
         self.metadata = metadata
         self.lastError = lastError
         self.itemID = itemID
         self.resumeAt = resumeAt
+        self.prefersResume = prefersResume
+    }
+
+    /// Whether `uri` names a video container by its extension (a film resumes, whatever its length).
+    public static func looksLikeVideo(_ uri: String) -> Bool {
+        var path = Substring(uri)
+        if let cut = path.firstIndex(where: { $0 == "?" || $0 == "#" }), !uri.hasPrefix("file:") { path = path[..<cut] }
+        guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return false }
+        return ["mkv", "mp4", "m4v", "webm", "mov", "avi", "ogv", "mpg", "mpeg", "wmv", "flv", "ts"]
+            .contains(path[path.index(after: dot)...].lowercased())
     }
 
     public var isRemote: Bool { Self.isRemote(uri) }

@@ -84,6 +84,7 @@ public enum Feed {
             }
             var item = item
             item.remoteURL = url.absoluteString
+            item.fromFeed = true
             item.cover = item.cover.flatMap { URL(string: $0, relativeTo: base)?.absoluteURL.absoluteString }
             items.append(item)
         }

@@ -145,10 +145,11 @@ public final class Library {
     private func upsert(_ p: ProbedItem) throws -> (id: Int64, isNew: Bool) {
         // Most imports are new items: try the insert first, look up only on a clash.
         try db.query("""
-            INSERT OR IGNORE INTO items (title, artist, album, duration_us, cover, local_path, remote_url, added_at, genre)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT OR IGNORE INTO items (title, artist, album, duration_us, cover, local_path, remote_url, added_at, genre,
+                                         from_feed)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, [text(p.title), text(p.artist), text(p.album), p.duration.map(SQLValue.int) ?? .null, text(p.cover),
-                  text(p.localPath), text(p.remoteURL), .int(Library.now()), text(p.genre)])
+                  text(p.localPath), text(p.remoteURL), .int(Library.now()), text(p.genre), .int(p.fromFeed ? 1 : 0)])
         if db.changes == 1 { return (db.lastInsertID, true) }
         let byPath = try p.localPath.flatMap {
             try db.query("SELECT id FROM items WHERE local_path = ?", [.text($0)]).first?.first?.int
@@ -160,10 +161,12 @@ public final class Library {
             try db.query("""
                 UPDATE items SET title = coalesce(title, ?), artist = coalesce(artist, ?), album = coalesce(album, ?),
                     duration_us = coalesce(duration_us, ?), cover = coalesce(cover, ?),
-                    local_path = coalesce(local_path, ?), remote_url = coalesce(remote_url, ?), genre = coalesce(genre, ?)
+                    local_path = coalesce(local_path, ?), remote_url = coalesce(remote_url, ?), genre = coalesce(genre, ?),
+                    from_feed = max(from_feed, ?)
                 WHERE id = ?
                 """, [text(p.title), text(p.artist), text(p.album), p.duration.map(SQLValue.int) ?? .null,
-                      text(p.cover), text(p.localPath), text(p.remoteURL), text(p.genre), .int(existing)])
+                      text(p.cover), text(p.localPath), text(p.remoteURL), text(p.genre), .int(p.fromFeed ? 1 : 0),
+                      .int(existing)])
             return (existing, false)
         }
         throw SQLiteError(code: 19, message: "cannot add \(p.localPath ?? p.remoteURL ?? "an item without a path or URL")")

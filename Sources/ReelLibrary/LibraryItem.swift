@@ -21,13 +21,14 @@ public struct LibraryItem: Equatable, Sendable {
 
     static let columns = """
         id, title, artist, album, duration_us, cover, local_path, remote_url, position_us, finished, play_count, \
-        last_played, added_at, genre
+        last_played, added_at, genre, from_feed
         """
 
     init(row: [SQLValue]) {
         id = row[0].int ?? 0
         info = ProbedItem(title: row[1].text, artist: row[2].text, album: row[3].text, duration: row[4].int,
-                          cover: row[5].text, localPath: row[6].text, remoteURL: row[7].text, genre: row[13].text)
+                          cover: row[5].text, localPath: row[6].text, remoteURL: row[7].text, genre: row[13].text,
+                          fromFeed: row[14].int == 1)
         position = row[8].int ?? 0
         finished = row[9].int == 1
         playCount = Int(row[10].int ?? 0)
@@ -50,6 +51,8 @@ public struct ProbedItem: Equatable, Sendable {
     public var remoteURL: String?
     /// The GENRE tag as found (several genres joined by ";").
     public var genre: String?
+    /// Catalogued from a feed: an episode, which resumes whatever its length.
+    public var fromFeed = false
 
     /// One item per local path or remote URL, later duplicates filling blanks of the first.
     static func merged(_ items: [ProbedItem]) -> [ProbedItem] {
@@ -62,7 +65,8 @@ public struct ProbedItem: Equatable, Sendable {
                 result[i] = ProbedItem(title: first.title ?? item.title, artist: first.artist ?? item.artist,
                                        album: first.album ?? item.album, duration: first.duration ?? item.duration,
                                        cover: first.cover ?? item.cover, localPath: first.localPath ?? item.localPath,
-                                       remoteURL: first.remoteURL ?? item.remoteURL, genre: first.genre ?? item.genre)
+                                       remoteURL: first.remoteURL ?? item.remoteURL, genre: first.genre ?? item.genre,
+                                       fromFeed: first.fromFeed || item.fromFeed)
                 for key in keys { slot[key] = i }
             } else {
                 for key in keys { slot[key] = result.count }
@@ -80,8 +84,10 @@ public struct ProbedItem: Equatable, Sendable {
     }
 
     public init(title: String? = nil, artist: String? = nil, album: String? = nil, duration: MediaTime? = nil,
-                cover: String? = nil, localPath: String? = nil, remoteURL: String? = nil, genre: String? = nil) {
+                cover: String? = nil, localPath: String? = nil, remoteURL: String? = nil, genre: String? = nil,
+                fromFeed: Bool = false) {
         self.genre = genre
+        self.fromFeed = fromFeed
         self.title = title
         self.artist = artist
         self.album = album

@@ -77,9 +77,11 @@ enum Schema {
             SELECT 'next_entry', coalesce(max(id), 0) + 1 FROM queue_entries;
         DROP TABLE queue;
         """,
-        // 3: the genre tag (as found, several joined by ";"), for xesam:genre.
+        // 3: the genre tag (as found, several joined by ";"), for xesam:genre; and whether
+        // the item came from a feed (an episode resumes, whatever its length).
         """
         ALTER TABLE items ADD COLUMN genre TEXT;
+        ALTER TABLE items ADD COLUMN from_feed INTEGER NOT NULL DEFAULT 0;
         """,
     ]
 

@@ -35,9 +35,16 @@ enum ConfigFile {
                 options.readahead = ByteSize.parse(value)!
             case ("replaygain", let value) where ReplayGain(rawValue: value) != nil:
                 options.replayGain = ReplayGain(rawValue: value)!
-            case ("ao", _), ("vo", _), ("video", _), ("replaygain", _), ("network-timeout", _), ("cache-size", _), ("readahead", _):
+            case ("resume", let value) where Options.ResumeMode(rawValue: value) != nil:
+                options.resume = Options.ResumeMode(rawValue: value)!
+            case ("resume-min-length", let value) where Int64(value).map({ (0...86_400).contains($0) }) == true:
+                options.resumeMinLength = Int64(value)! * 1_000_000
+            case ("ao", _), ("vo", _), ("video", _), ("replaygain", _), ("network-timeout", _), ("cache-size", _), ("readahead", _),
+                 ("resume", _), ("resume-min-length", _):
                 warnings.append("\(at): bad value for \(parts[0]): \(parts[1])")
-            default: warnings.append("\(at): unknown setting \(parts[0]) (known: ao, vo, video, replaygain, network-timeout, cache-size, readahead)")
+            default:
+                warnings.append("\(at): unknown setting \(parts[0]) (known: ao, vo, video, replaygain, network-timeout, "
+                                + "cache-size, readahead, resume, resume-min-length)")
             }
         }
         return warnings

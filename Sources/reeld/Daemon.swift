@@ -40,8 +40,9 @@ final class Daemon: PlayerHost {
     /// `settings` are applied before clients can see anything, so that they
     /// read as the start-up state rather than as changes.
     init(connection: Connection, backend: MPVBackend, cache: Cache?, introspectionXML: String, cacheDir: URL,
-         library: LibraryBridge, tasks: Mailbox<LoopTask>, settings: [Command]) {
+         library: LibraryBridge, tasks: Mailbox<LoopTask>, settings: [Command], resume: ResumePolicy) {
         self.connection = connection
+        engine.resumePolicy = resume
         self.cache = cache
         self.tasks = tasks
         self.backend = backend

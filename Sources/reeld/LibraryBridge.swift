@@ -44,7 +44,8 @@ final class LibraryBridge {
     /// A queue entry for a library item: its local file if it has one, else its URL.
     static func entry(for item: LibraryItem) -> NewEntry {
         let uri = item.localPath.map { URL(fileURLWithPath: $0).absoluteString } ?? item.remoteURL ?? ""
-        return NewEntry(uri: uri, itemID: item.id, metadata: item.metadata, resumeAt: item.position)
+        return NewEntry(uri: uri, itemID: item.id, metadata: item.metadata, resumeAt: item.position,
+                        prefersResume: item.fromFeed)
     }
 
     /// Queued entries that the library knows get their item, its tags and
@@ -61,7 +62,7 @@ final class LibraryBridge {
         for (i, item) in zip(missing, items) {
             guard let item else { continue }
             enriched[i] = NewEntry(uri: entries[i].uri, itemID: item.id, metadata: entries[i].metadata ?? item.metadata,
-                                   resumeAt: item.position)
+                                   resumeAt: item.position, prefersResume: item.fromFeed)
         }
         return enriched
     }
@@ -170,7 +171,7 @@ final class LibraryBridge {
             var metadata = new.metadata ?? TrackMetadata()
             metadata.title = metadata.title ?? QueueEntry.fallbackTitle(for: new.uri)
             return (QueueEntry(id: EntryID(row.id), uri: new.uri.isEmpty ? row.uri : new.uri, metadata: metadata,
-                               itemID: row.itemID, resumeAt: new.resumeAt),
+                               itemID: row.itemID, resumeAt: new.resumeAt, prefersResume: new.prefersResume),
                     Queue.Place(rank: row.rank, shuffleKey: row.shuffleKey))
         }
         storedState = state

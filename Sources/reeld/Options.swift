@@ -9,6 +9,9 @@ struct Options {
     var video = false
     var replayGain = ReplayGain.off
     var networkTimeout = 15
+    /// Which entries start where they were left.
+    var resume = ResumeMode.auto
+    var resumeMinLength: MediaTime = ResumePolicy.defaultMinLength
     /// Bytes the cache of remote media may hold.
     var cacheSize: Int64 = 2 << 30
     /// Bytes of a remote file fetched ahead of playback.
@@ -30,6 +33,10 @@ struct Options {
           --video        open a video window (default: audio only)
           --vo NAME      mpv video output (for example gpu, x11); default: mpv's choice
           --replaygain MODE  level files by their ReplayGain tags: off, track or album (default: off)
+          --resume MODE  where entries start: auto (entries of resume-min-length or more, feed
+                         episodes and videos resume; short music starts over), always or never
+                         (default: auto)
+          --resume-min-length SECONDS  how long an entry must be to resume under auto (default: 600)
           --network-timeout SECONDS  how long an http(s) source may keep silent before it fails (default: 15)
           --cache-size SIZE  how much the cache of remote media may hold, e.g. 500M or 2G; 0 streams
                          remote media without caching them (default: 2G)
@@ -41,11 +48,21 @@ struct Options {
 
         defaults for the options with values: $XDG_CONFIG_HOME/reel/reeld.conf
           (ao = NAME, vo = NAME, video = true|false, replaygain = off|track|album, network-timeout = SECONDS,
-           cache-size = SIZE, readahead = SIZE)
+           cache-size = SIZE, readahead = SIZE, resume = auto|always|never, resume-min-length = SECONDS)
         environment: DBUS_SESSION_BUS_ADDRESS, XDG_CACHE_HOME, XDG_DATA_HOME, XDG_CONFIG_HOME
         """
 
     enum Outcome { case run(Options), exit(Int32, String) }
+
+    enum ResumeMode: String { case auto, always, never }
+
+    var resumePolicy: ResumePolicy {
+        switch resume {
+        case .auto: .auto(minLength: resumeMinLength)
+        case .always: .always
+        case .never: .never
+        }
+    }
 
     /// Parses the command line over `defaults` (from the config file).
     static func parse(_ args: [String], defaults: Options = Options()) -> Outcome {
@@ -68,6 +85,16 @@ struct Options {
                     return .exit(2, "reeld: --replaygain needs off, track or album\n\n" + usage)
                 }
                 options.replayGain = mode
+            case "--resume":
+                guard let mode = rest.popFirst().flatMap(ResumeMode.init(rawValue:)) else {
+                    return .exit(2, "reeld: --resume needs auto, always or never\n\n" + usage)
+                }
+                options.resume = mode
+            case "--resume-min-length":
+                guard let seconds = rest.popFirst().flatMap(Int64.init), (0...86_400).contains(seconds) else {
+                    return .exit(2, "reeld: --resume-min-length needs a number of seconds (0 to 86400)\n\n" + usage)
+                }
+                options.resumeMinLength = seconds * 1_000_000
             case "--network-timeout":
                 guard let seconds = rest.popFirst().flatMap(Int.init), (1...3600).contains(seconds) else {
                     return .exit(2, "reeld: --network-timeout needs a number of seconds (1 to 3600)\n\n" + usage)

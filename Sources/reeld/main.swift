@@ -74,7 +74,7 @@ let library = LibraryBridge(path: Library.defaultPath(environment: environment),
 if let problem = library.openError { log("\(problem); playing without a library") }
 let daemon = Daemon(connection: connection, backend: backend, cache: cache, introspectionXML: xml,
                     cacheDir: URL(fileURLWithPath: cacheHome).appendingPathComponent("reel"), library: library, tasks: tasks,
-                    settings: [.setReplayGain(options.replayGain), .setVideo(options.video)])
+                    settings: [.setReplayGain(options.replayGain), .setVideo(options.video)], resume: options.resumePolicy)
 let restored = options.fresh ? 0 : daemon.restoreQueue()
 daemon.resumeDownloads()
 

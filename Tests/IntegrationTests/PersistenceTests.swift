@@ -28,7 +28,9 @@ final class PersistenceTests: DaemonTestCase {
     }
 
     func testPlayingAnItemAgainResumesWhereItStopped() throws {
-        try startPlaying([media.long[0]])
+        // A minute-long file resumes once resume-min-length is 30 s (the default, 10 minutes, is for talk).
+        try startDaemon([media.long[0]], ["--resume-min-length", "30"])
+        try waitForStart()
         try seekCurrent(to: 30_000_000)
         try player("Pause")
         try waitForStatus("Paused")
@@ -36,6 +38,16 @@ final class PersistenceTests: DaemonTestCase {
         let start = try waitForStart()
         XCTAssertEqual(Double(start), 30_000_000, accuracy: 200_000)
         XCTAssertTrue(daemon!.text.contains("from 30 s"), daemon!.text)
+    }
+
+    func testAShortSongStartsOverWhenPlayedAgainUnderTheDefaultRule() throws {
+        try startPlaying([media.long[0]])
+        try seekCurrent(to: 30_000_000)
+        try player("Pause")
+        try waitForStatus("Paused")
+        try player("OpenUri", [.string(media.long[0].absoluteString)])
+        XCTAssertEqual(Double(try waitForStart()), 0, accuracy: 200_000, "a one-minute file resumed")
+        XCTAssertFalse(daemon!.text.contains("from 30 s"), daemon!.text)
     }
 
     func testACleanExitStoresQueueSettingsAndPosition() throws {

@@ -18,15 +18,16 @@ final class PlayerTests: DaemonTestCase {
         XCTAssertEqual(waitForChange("PlaybackStatus")?["PlaybackStatus"]?.string, "Playing")
     }
 
-    func testStopResetsThePositionAndPlayResumesWhereItStopped() throws {
-        try startPlaying([media.long[0]])
+    func testStopResetsThePositionAndPlayStartsOverAsMPRISSays() throws {
+        try startDaemon([media.long[0]], ["--resume", "always"])
+        try waitForStart()
         try seekCurrent(to: 20_000_000)
         try player("Stop")
         try waitForStatus("Stopped")
         XCTAssertEqual(try position(), 0)
         XCTAssertEqual(try get("CanSeek").bool, false)
         try player("Play")
-        XCTAssertEqual(Double(try waitForStart()), 20_000_000, accuracy: 300_000, "the stored position")
+        XCTAssertEqual(Double(try waitForStart()), 0, accuracy: 300_000, "Play after Stop starts over, even resuming always")
     }
 
     func testSeekedCarriesThePositionReached() throws {

@@ -32,6 +32,7 @@ final class EnginePersistenceTests: XCTestCase {
 
     func testPlayingAStoredEntryLoadsAtItsPosition() {
         var h = Harness()
+        h.engine.resumePolicy = .always
         h.command(.add(entries: [NewEntry(uri: "file:///a", itemID: 7, metadata: TrackMetadata(length: 60_000_000),
                                           resumeAt: 20_000_000)], after: nil, atStart: false, play: true))
         XCTAssertEqual(h.load?.start, 20_000_000)
@@ -42,6 +43,7 @@ final class EnginePersistenceTests: XCTestCase {
 
     func testAFinishedEntryStartsOverAndCountsAPlay() {
         var h = Harness()
+        h.engine.resumePolicy = .always
         h.command(.add(entries: [NewEntry(uri: "file:///a", metadata: TrackMetadata(length: 60_000_000),
                                           resumeAt: 55_000_000)], after: nil, atStart: false, play: true))
         XCTAssertEqual(h.load?.start, 0)
@@ -68,8 +70,50 @@ final class EnginePersistenceTests: XCTestCase {
         h.finishLoad()
         h.advance(ms: 260)
         h.command(.stop)
-        XCTAssertEqual(saved(h), [300_000])
-        XCTAssertEqual(h.engine.queue.entries[1].resumeAt, 300_000)
+        XCTAssertEqual(saved(h), [300_000], "the library keeps where it stopped")
+        XCTAssertEqual(h.engine.queue.entries[1].resumeAt, 0, "Play after Stop starts over")
+    }
+
+    func testAutoResumesLongEntriesFeedEpisodesAndVideosNotShortMusic() {
+        let policy = ResumePolicy.standard
+        func entry(_ uri: String = "file:///x.ogg", length: MediaTime?, feed: Bool = false) -> QueueEntry {
+            QueueEntry(id: EntryID(1), uri: uri, metadata: TrackMetadata(length: length), resumeAt: 30_000_000, prefersResume: feed)
+        }
+        XCTAssertEqual(Engine.resumePoint(entry(length: 60_000_000), policy: policy).start, 0, "a song starts over")
+        XCTAssertEqual(Engine.resumePoint(entry(length: 599_000_000), policy: policy).start, 0)
+        XCTAssertEqual(Engine.resumePoint(entry(length: 600_000_000), policy: policy).start, 30_000_000, "10 minutes resume")
+        XCTAssertEqual(Engine.resumePoint(entry(length: 60_000_000, feed: true), policy: policy).start, 30_000_000, "an episode")
+        XCTAssertEqual(Engine.resumePoint(entry(length: nil), policy: policy).start, 30_000_000, "length unknown")
+        XCTAssertEqual(Engine.resumePoint(entry(length: 120_000_000), policy: .auto(minLength: 60_000_000)).start, 30_000_000)
+        XCTAssertEqual(Engine.resumePoint(entry(length: 3_600_000_000), policy: .never).start, 0)
+        XCTAssertEqual(Engine.resumePoint(entry(length: 60_000_000), policy: .always).start, 30_000_000)
+        XCTAssertTrue(NewEntry(uri: "file:///films/a%20film.MKV").prefersResume, "a video")
+        XCTAssertFalse(NewEntry(uri: "file:///music/a.flac").prefersResume)
+    }
+
+    func testPlayAfterStopStartsOverAndNextOrPreviousStartShortMusicAtItsBeginning() {
+        var h = Harness()
+        let long = TrackMetadata(length: 1_800_000_000), song = TrackMetadata(length: 60_000_000)
+        h.command(.add(entries: [NewEntry(uri: "file:///talk.ogg", metadata: long, resumeAt: 600_000_000),
+                                 NewEntry(uri: "file:///song.ogg", metadata: song, resumeAt: 6_900_000)],
+                       after: nil, atStart: false, play: true))
+        XCTAssertEqual(h.load?.start, 600_000_000, "a long entry resumes")
+        h.finishLoad(length: 1_800_000_000, at: 600_000_000)
+        h.advance(ms: 1000)
+        h.command(.stop)
+        h.command(.play)
+        XCTAssertEqual(h.load?.start, 0, "MPRIS: Play after Stop starts over")
+        h.finishLoad(length: 1_800_000_000)
+        h.command(.next)
+        XCTAssertEqual(h.load?.start, 0, "a 60 s song starts at its beginning, not at 6.9 s")
+        h.finishLoad(length: 60_000_000)
+        h.advance(ms: 1000)
+        h.command(.next)   // wraps nowhere: the song was the last; back to it with Previous
+        h.command(.goTo(h.id(1)))
+        XCTAssertEqual(h.load?.start, 40_000, "the long talk resumes where Next left it")
+        h.finishLoad(length: 1_800_000_000, at: 40_000)
+        h.command(.next)
+        XCTAssertEqual(h.load?.start, 0, "the song starts over, whatever was stored for it")
     }
 
     func testWhilePlayingThePositionIsSavedAtMostOnceASecond() {
