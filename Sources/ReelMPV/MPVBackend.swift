@@ -377,8 +377,12 @@ public final class MPVBackend {
         case MPV_EVENT_LOG_MESSAGE:
             if let log = event.data?.assumingMemoryBound(to: mpv_event_log_message.self).pointee {
                 let text = String(cString: log.text).trimmingCharacters(in: .whitespacesAndNewlines)
-                // Warnings only explain a failure; errors are worth a log line of their own.
-                if log.log_level.rawValue <= MPV_LOG_LEVEL_ERROR.rawValue {
+                // Warnings only explain a failure; errors are worth a log line of their own, but for
+                // ao_null's complaint when it is started while paused (pause, Next, Play), which is
+                // its own bookkeeping and nothing a user can act on.
+                let prefix = String(cString: log.prefix)
+                let noise = prefix == "ao/null" && text.hasPrefix("illegal state")
+                if log.log_level.rawValue <= MPV_LOG_LEVEL_ERROR.rawValue, !noise {
                     FileHandle.standardError.write(Data("mpv[\(String(cString: log.prefix))]: \(text)\n".utf8))
                 }
                 // A video output's complaints never explain why a file failed to open.

@@ -42,7 +42,7 @@ extension Daemon: LibraryHost {
     }
 
     func playLibraryItems(_ items: [LibraryItem]) -> Int {
-        let entries = items.map(LibraryBridge.entry(for:))
+        let entries = items.map(library.entry(for:))
         _ = run(.add(entries: entries, after: nil, atStart: false, play: true))
         return entries.count
     }
@@ -71,7 +71,7 @@ extension Daemon: LibraryHost {
         guard let info = try store.playlists().first(where: { $0.id == id }) else { return nil }
         let items = try store.playlist(id: id)
         _ = run(.clear)
-        _ = run(.add(entries: items.map(LibraryBridge.entry(for:)), after: nil, atStart: false, play: true))
+        _ = run(.add(entries: items.map(library.entry(for:)), after: nil, atStart: false, play: true))
         activePlaylist = info
         return items.count
     }

@@ -109,6 +109,7 @@ final class Daemon: PlayerHost {
     /// A forgotten position also stops applying to entries already queued.
     func forgetQueuedPosition(of item: Int64) {
         engine.forgetResume(item: item)
+        library.forgetPosition(of: item)
     }
 
     /// The engine's estimate of what is heard, extrapolated to now. mpv's

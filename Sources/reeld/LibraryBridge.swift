@@ -24,6 +24,10 @@ final class LibraryBridge {
     private(set) var writeError: String?
     private var batch = LibraryWriter.Batch()
     private var storedState: QueueState?
+    /// The last position handed to the writer for each item played in this run: what a read
+    /// of the library says until the write lands (a pause, then the same item queued again
+    /// at once, used to start from the position before the pause).
+    private var positions: [Int64: MediaTime] = [:]
 
     /// Why the library is unavailable or not being written to, if it is.
     var problem: String? { openError ?? writeError.map { "cannot write \(file): \($0)" } }
@@ -42,9 +46,9 @@ final class LibraryBridge {
     }
 
     /// A queue entry for a library item: its local file if it has one, else its URL.
-    static func entry(for item: LibraryItem) -> NewEntry {
+    func entry(for item: LibraryItem) -> NewEntry {
         let uri = item.localPath.map { URL(fileURLWithPath: $0).absoluteString } ?? item.remoteURL ?? ""
-        return NewEntry(uri: uri, itemID: item.id, metadata: item.metadata, resumeAt: item.position,
+        return NewEntry(uri: uri, itemID: item.id, metadata: item.metadata, resumeAt: positions[item.id] ?? item.position,
                         prefersResume: item.fromFeed)
     }
 
@@ -62,7 +66,7 @@ final class LibraryBridge {
         for (i, item) in zip(missing, items) {
             guard let item else { continue }
             enriched[i] = NewEntry(uri: entries[i].uri, itemID: item.id, metadata: entries[i].metadata ?? item.metadata,
-                                   resumeAt: item.position, prefersResume: item.fromFeed)
+                                   resumeAt: positions[item.id] ?? item.position, prefersResume: item.fromFeed)
         }
         return enriched
     }
@@ -82,12 +86,19 @@ final class LibraryBridge {
         return .unplayable("no playable source (\(item.localPath ?? "no file") is missing and there is no URL)")
     }
 
+    /// A position forgotten by the user: the library's row says so already.
+    func forgetPosition(of item: Int64) { positions[item] = nil }
+
     /// Notes what an effect asks to keep about `entry` (as it was then).
     func record(_ effect: Effect, entry: QueueEntry) {
         guard let id = entry.itemID else { return }
         switch effect {
-        case .savePosition(_, let position): batch.items.append(.position(id, position))
-        case .finished: batch.items.append(.finished(id))
+        case .savePosition(_, let position):
+            batch.items.append(.position(id, position))
+            positions[id] = position
+        case .finished:
+            batch.items.append(.finished(id))
+            positions[id] = 0
         case .trackMetadataChanged: batch.items.append(.learned(id, entry.metadata))
         default: break
         }
@@ -167,7 +178,7 @@ final class LibraryBridge {
         guard let library, let (rows, state) = ((try? library.loadQueue()) ?? nil).map({ ($0.rows, $0.state) }),
               !rows.isEmpty else { return nil }
         let entries = rows.map { row, item -> (QueueEntry, Queue.Place) in
-            let new = item.map(Self.entry(for:)) ?? NewEntry(uri: row.uri)
+            let new = item.map(entry(for:)) ?? NewEntry(uri: row.uri)
             var metadata = new.metadata ?? TrackMetadata()
             metadata.title = metadata.title ?? QueueEntry.fallbackTitle(for: new.uri)
             return (QueueEntry(id: EntryID(row.id), uri: new.uri.isEmpty ? row.uri : new.uri, metadata: metadata,

@@ -30,6 +30,19 @@ final class PlayerTests: DaemonTestCase {
         XCTAssertEqual(Double(try waitForStart()), 0, accuracy: 300_000, "Play after Stop starts over, even resuming always")
     }
 
+    func testPauseNextPlayLogsNoErrorFromTheNullOutput() throws {
+        try startPlaying([media.tones[0], media.tones[1]])
+        try player("Pause")
+        try waitForStatus("Paused")
+        try player("Next")
+        try waitForTitle("Tone 2")
+        try player("Play")
+        try waitForStatus("Playing")
+        listen(for: 0.5)
+        XCTAssertFalse(daemon!.text.contains("illegal state"), daemon!.text)
+        XCTAssertFalse(daemon!.text.contains("mpv["), "mpv logged an error:\n\(daemon!.text)")
+    }
+
     func testSeekedCarriesThePositionReached() throws {
         try startPlaying([media.tones[0]])
         try player("Pause")
