@@ -12,9 +12,11 @@ PACKAGES := pkg-config libdbus-1-dev libmpv-dev libsqlite3-dev libcurl4-openssl-
   python3-dbus python3-dbus-next qdbus-qt5 python3-gi gir1.2-glib-2.0 desktop-file-utils \
   pipewire pipewire-bin wireplumber pulseaudio pulseaudio-utils xvfb x11-utils python3-xlib
 BENCH_PACKAGES := mpv mpv-mpris
+# The desktops whose media widgets make test-desktops drives.
+DESKTOP_PACKAGES := gnome-shell
 DEMO_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/reel/demo
 
-.PHONY: all deps bench-deps build release test stress run bench install uninstall clean
+.PHONY: all deps bench-deps build release test test-desktops stress run bench install uninstall clean
 
 all: release
 
@@ -37,6 +39,14 @@ release: deps
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --disable-swift-testing
+
+# The desktops' own widgets as clients (GNOME Shell headless): installs them, then runs their tests
+# with the strict-client and desktop-entry tests. Not part of make test (the desktops are large).
+test-desktops: deps
+	@./scripts/ensure-packages $(DESKTOP_PACKAGES)
+	$(SWIFT) build --build-tests
+	REEL_DESKTOPS=1 $(SWIFT) test --skip-build --disable-swift-testing \
+	  --filter 'DesktopWidgetTests|StrictClientTests|DesktopEntryTests|MetadataTests'
 
 # Long forms (REEL_STRESS=1): 10,000 fuzzed calls, 16 clients for 30 s, 50
 # kills, 20,000 enclosures that fail, and the other hostile-origin cases; then the 100,000-entry queue's figures; then every test twice more,

@@ -27,7 +27,7 @@ let package = Package(
         .executableTarget(name: "reeld", dependencies: ["ReelCore", "ReelDBus", "ReelMPRIS", "ReelMPV", "ReelLibrary", "ReelCache", "CLinux"]),
         .target(name: "ReelCLI", dependencies: ["ReelCore", "ReelDBus"]),
         .executableTarget(name: "reel", dependencies: ["ReelCLI"]),
-        .target(name: "ReelHarness", dependencies: ["ReelCore"]),
+        .target(name: "ReelHarness", dependencies: ["ReelCore", "ReelDBus"]),
         .executableTarget(name: "reel-bench", dependencies: ["ReelDBus", "ReelMPRIS", "ReelHarness", "ReelLibrary", "ReelCache"]),
         .testTarget(name: "ReelCoreTests", dependencies: ["ReelCore"]),
         .testTarget(name: "ReelDBusTests", dependencies: ["ReelDBus"]),
