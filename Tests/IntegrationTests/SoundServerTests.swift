@@ -164,7 +164,9 @@ final class SoundServerTests: DaemonTestCase {
         // The server's clock against the system's, over the steady stretch.
         guard let first = steady.first, let last = steady.last, last.0.at > first.0.at else { return XCTFail("no readings") }
         let skew = Double(last.1 - first.1) / Double(last.0.at - first.0.at) - 1
-        let allowed = Int(abs(skew) * 15_000_000 / Double(PositionTracker.tolerance))
+        // Rounded up: a clock 0.09 % off drifts 13.5 ms in 15 s, which with the few ms the start was
+        // anchored off makes one Seeked right (seen on this machine, for the build before this change too).
+        let allowed = Int((abs(skew) * 15_000_000 / Double(PositionTracker.tolerance)).rounded(.up))
         XCTAssertLessThanOrEqual(seeked, allowed,
                                  "\(seeked) Seeked during 15 s of steady playback on \(kind.name), its clock \(skew * 100) % off")
     }
