@@ -60,46 +60,49 @@ struct NetworkBench {
         try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int ?? 0
     }
 
-    private func daemon() throws -> (Subject, Probe) {
+    private func daemon() throws -> (Subject, Probe, PrivateBus) {
         let bus = try PrivateBus()
         let subject = try Subject.reeld(files: [], bus: bus)
         let probe = try Probe(bus: bus, name: subject.busName)
         try probe.waitForOwner()
-        return (subject, probe)
+        return (subject, probe, bus)
     }
 
-    private func sync(_ probe: Probe, _ feed: String, download: Bool = false) throws {
-        _ = try probe.connection.callMethod(probe.name, MPRIS.objectPath, MPRIS.reel, "Sync", [.string(feed), .boolean(download)],
-                                            timeoutMs: 600_000)
+    /// `reel sync FEED`, as a user runs it, against the daemon on `bus`.
+    private func sync(_ bus: PrivateBus, _ feed: String, download: Bool = false) throws {
+        let reel = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("reel")
+        let child = try ChildProcess(reel, ["sync"] + (download ? [] : ["--no-download"]) + [feed],
+                                     busAddress: bus.address, home: bus.dir)
+        guard child.waitForExit(timeout: 900) != nil else { child.stop(); throw HarnessError("reel sync \(feed) hung") }
     }
 
     /// Seconds of one sync of `feed` (no downloads).
     private func timedSync(_ feed: String) throws -> Double {
-        let (subject, probe) = try daemon()
+        let (subject, _, bus) = try daemon()
         defer { subject.child.stop() }
         let t0 = monotonicNow()
-        try sync(probe, feed)
+        try sync(bus, feed)
         return Double(monotonicNow() - t0)  // µs
     }
 
     /// reeld's peak RSS over its idle RSS while syncing `feed`, KiB.
     private func peakOverIdle(_ feed: String) throws -> Int {
-        let (subject, probe) = try daemon()
+        let (subject, probe, bus) = try daemon()
         defer { subject.child.stop() }
         probe.listen(0.5) { _, _ in }
         let pid = subject.child.process.processIdentifier
         let idle = Usage.rss(pid)
-        try sync(probe, feed)
+        try sync(bus, feed)
         return Usage.peakRSS(pid) - idle
     }
 
     /// reeld's CPU seconds and the wall seconds until every download of `feed` has failed.
     private func failing(_ feed: String) throws -> (Double, Double) {
-        let (subject, probe) = try daemon()
+        let (subject, probe, bus) = try daemon()
         defer { subject.child.stop() }
         let pid = subject.child.process.processIdentifier
         let cpu0 = Usage.cpuSeconds(pid), t0 = monotonicNow()
-        try sync(probe, feed, download: true)
+        try sync(bus, feed, download: true)
         var finished = 0
         while finished < 20_000, monotonicNow() - t0 < 600_000_000 {
             probe.listen(0.5) { message, _ in if message.member == "DownloadFinished" { finished += 1 } }
@@ -109,8 +112,9 @@ struct NetworkBench {
 
     /// Requests the station saw while it played 10 s, and in 3 s after stop and clear.
     private func station(_ origin: Origin) throws -> (Int, Int) {
-        let (subject, probe) = try daemon()
-        defer { subject.child.stop() }
+        let (subject, probe, bus) = try daemon()
+        // The bus lives as long as the daemon is asked anything.
+        defer { withExtendedLifetime(bus) { subject.child.stop() } }
         func requests() -> Int { origin.requests.filter { $0.hasPrefix("/live/radio.mp3") }.count }
         _ = try probe.send(MPRIS.player, "OpenUri", [.string(origin.url("live/radio.mp3"))])
         probe.listen(10) { _, _ in }
