@@ -13,6 +13,16 @@ final class LiveStreamTests: OriginTestCase {
                           served.appendingPathComponent("radio.mp3").path])
     }
 
+    /// Serves the station with `title` as its StreamTitle (and a drop after `dropAfter` bytes), then starts reeld.
+    func startStation(title: String, dropAfter: Int? = nil) throws {
+        try serveRadio()
+        var control = Origin.Control()
+        control.icyTitle = title
+        control.dropAfter = dropAfter
+        try origin.set(control)
+        try startDaemon()
+    }
+
     func requests(_ path: String) -> Int { origin.requests.filter { $0.hasPrefix("/\(path) ") }.count }
 
     func waitForStationTitle(_ title: String, timeout: Double = 15) -> [String: DBusValue]? {
@@ -21,11 +31,7 @@ final class LiveStreamTests: OriginTestCase {
     }
 
     func testAStationIsOneConnectionWhilePlayingAndNoneAfterStopAndClear() throws {
-        try serveRadio()
-        var control = Origin.Control()
-        control.icyTitle = "Band - Song"
-        try origin.set(control)
-        try startDaemon()
+        try startStation(title: "Band - Song")
         XCTAssertEqual(try reel("add", origin.url("live/radio.mp3")).0, 0)
         XCTAssertEqual(try reel("play").0, 0)
         let metadata = try XCTUnwrap(waitForStationTitle("Song"), "no ICY title")
@@ -47,12 +53,7 @@ final class LiveStreamTests: OriginTestCase {
     }
 
     func testADroppedStationReconnectsOnceAndPlaysOn() throws {
-        try serveRadio()
-        var control = Origin.Control()
-        control.icyTitle = "Band - Song"
-        control.dropAfter = 40_000
-        try origin.set(control)
-        try startDaemon()
+        try startStation(title: "Band - Song", dropAfter: 40_000)
         try player("OpenUri", [.string(origin.url("live/radio.mp3"))])
         XCTAssertNotNil(waitForStationTitle("Song"))
         let deadline = Date().addingTimeInterval(10)
@@ -64,11 +65,7 @@ final class LiveStreamTests: OriginTestCase {
     }
 
     func testAShoutcastV1StationPlays() throws {
-        try serveRadio()
-        var control = Origin.Control()
-        control.icyTitle = "Old - School"
-        try origin.set(control)
-        try startDaemon()
+        try startStation(title: "Old - School")
         try player("OpenUri", [.string(origin.url("shoutcast/radio.mp3"))])
         let metadata = try XCTUnwrap(waitForStationTitle("School"), "no title from a SHOUTcast v1 station: \(daemon!.text)")
         XCTAssertEqual(metadata["xesam:artist"]?.stringArray, ["Old"])
