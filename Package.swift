@@ -20,7 +20,7 @@ let package = Package(
         .target(name: "ReelCore"),
         .target(name: "ReelSQLite", dependencies: ["CSQLite"]),
         .target(name: "ReelLibrary", dependencies: ["ReelCore", "ReelSQLite"]),
-        .target(name: "ReelCache", dependencies: ["ReelCore", "ReelSQLite", "CCurl"]),
+        .target(name: "ReelCache", dependencies: ["ReelCore", "ReelSQLite", "CCurl", "CLinux"]),
         .target(name: "ReelDBus", dependencies: ["CDBus"]),
         .target(name: "ReelMPRIS", dependencies: ["ReelCore", "ReelDBus", "ReelLibrary", "ReelCache"]),
         .target(name: "ReelMPV", dependencies: ["ReelCore", "CMPV", "ReelCache"]),

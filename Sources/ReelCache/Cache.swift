@@ -15,7 +15,7 @@ public struct CacheEntry: Equatable, Sendable {
 /// The persistent byte-range cache of remote media: a sparse data file per
 /// resource under `directory`, an SQLite index of what is present, one
 /// fetcher per resource, least-recently-read eviction, and downloads
-/// materialised into `mediaStore`. Safe to use from any thread.
+/// moved into `mediaStore` (one copy on disk). Safe to use from any thread.
 public final class Cache: @unchecked Sendable {
     public let directory: URL
     public let mediaStore: URL
@@ -74,7 +74,12 @@ public final class Cache: @unchecked Sendable {
             if let known = resources[key] { return use(known) }
             var record = index.record(key: key).flatMap { $0.url == url ? $0 : nil }
                 ?? ResourceRecord(url: url, key: key, present: ByteRanges(), lastRead: Int64(Date().timeIntervalSince1970))
-            let file = try DataFile(path: dataPath(key))
+            if record.stored, !isStoredIntact(record) {
+                // The user deleted or changed the downloaded file: the URL is fetched anew.
+                index.remove(key: key)
+                record = ResourceRecord(url: url, key: key, present: ByteRanges(), lastRead: record.lastRead)
+            }
+            let file = try DataFile(path: record.stored ? storedPath(url) : dataPath(key))
             if !record.isComplete, !record.present.isEmpty, record.validator == nil {
                 // Bytes of an earlier run with nothing to tell whether the file changed since:
                 // the rest could belong to another version. Start over rather than splice.
@@ -90,6 +95,12 @@ public final class Cache: @unchecked Sendable {
             resources[key] = made
             return use(made)
         }
+    }
+
+    /// Whether a downloaded file is still in the media store, whole.
+    private func isStoredIntact(_ record: ResourceRecord) -> Bool {
+        var info = stat()
+        return stat(storedPath(record.url), &info) == 0 && Int64(info.st_size) == record.length
     }
 
     /// Lets an idle resource go (its file descriptor and handles with it); the index keeps what it knew.
@@ -147,7 +158,7 @@ public final class Cache: @unchecked Sendable {
 
     // MARK: Downloads
 
-    /// Fetches all of each URL and copies it into the media store; `progress`
+    /// Fetches all of each URL and moves it into the media store; `progress`
     /// (bytes present, length) a few times a second, then `done` with the
     /// file's path or the failure. Remembered until done, so that it resumes
     /// after a restart. A URL already queued or downloading is not taken again.
@@ -193,7 +204,7 @@ public final class Cache: @unchecked Sendable {
         starts.forEach { $0() }
     }
 
-    /// Fetches all of `url` and copies it into the media store. A server error
+    /// Fetches all of `url` and moves it into the media store. A server error
     /// or a network failure is tried again, backing off; a failure for good
     /// (4xx, a live stream) ends it at once. A failed download is kept with its
     /// reason, not resumed, and leaves no bytes behind.
@@ -240,13 +251,16 @@ public final class Cache: @unchecked Sendable {
         let record = resource.snapshot
         progress(record.present.count, record.length)
         guard resource.isDownloading || record.isComplete else { return .failure(DownloadFailure(error: .io("cancelled"))) }
-        resource.download(false)
         guard record.isComplete else {
+            resource.download(false)
             return .failure(DownloadFailure(error: .http(resource.lastFailure ?? "the download stopped"), resource: resource))
         }
-        defer { release(resource.key) }
+        defer {
+            resource.download(false)
+            release(resource.key)
+        }
         do {
-            let path = try materialise(resource, record)
+            let path = try moveToStore(resource)
             index.setDownloads([url], pending: false)
             return .success(path)
         } catch {
@@ -288,9 +302,52 @@ public final class Cache: @unchecked Sendable {
         mediaStore.appendingPathComponent(cacheKey(for: url) + "." + Self.fileExtension(url)).path
     }
 
-    /// Copies a complete resource into the media store (temp, sync, rename).
-    private func materialise(_ resource: Resource, _ record: ResourceRecord) throws -> String {
-        let target = storedPath(record.url)
+    /// Makes a complete resource the media store's file: the cache's file is
+    /// moved there (one copy on disk), or, on another file system, copied
+    /// (temp, sync, rename) and then dropped. Either way the index keeps the
+    /// URL as stored: no longer in the cache's size, never evicted.
+    private func moveToStore(_ resource: Resource) throws -> String {
+        let target = storedPath(resource.url)
+        guard !resource.snapshot.stored else { return target }
+        // What is claimed is synced; this also waits for a claim the fetcher is still making.
+        resource.persist()
+        // Under the lock, eviction (which takes it too) cannot unlink the file meanwhile.
+        let moved = try locked { () -> Bool in
+            guard resources[resource.key] === resource else { return false }
+            if rename(dataPath(resource.key), target) == 0 {
+                markStored(resource)
+                return true
+            }
+            guard errno == EXDEV else { throw CacheError.io(DiskError.describe(errno, writing: target)) }
+            return false
+        }
+        if !moved {
+            try copy(resource, to: target)
+            locked {
+                // Still ours: the cache's copy goes. Dropped meanwhile: the index only learns where it is.
+                if resources[resource.key] === resource { unlink(dataPath(resource.key)) }
+                markStored(resource)
+            }
+        }
+        // The new name is durable too.
+        let store = open(mediaStore.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if store >= 0 {
+            _ = fsync(store)
+            close(store)
+        }
+        return target
+    }
+
+    /// Under `lock`: the resource's bytes are the media store's from now on.
+    private func markStored(_ resource: Resource) {
+        let record = resource.markStored()
+        try? index.save(record)
+        totalLock.withLock { total -= record.present.count }
+    }
+
+    /// Copies a complete resource to `target` (temp, sync, rename).
+    private func copy(_ resource: Resource, to target: String) throws {
+        let record = resource.snapshot
         let temp = target + ".part"
         let out = open(temp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard out >= 0 else { throw CacheError.io(DiskError.describe(errno, writing: temp)) }
@@ -320,7 +377,6 @@ public final class Cache: @unchecked Sendable {
             unlink(temp)
             throw CacheError.io(DiskError.describe(code, writing: target))
         }
-        return target
     }
 
     /// The stored file's extension: the URL's, when it is one media files have
@@ -342,9 +398,9 @@ public final class Cache: @unchecked Sendable {
         let live = locked { resources }
         return index.all().map { stored in
             let record = live[stored.key]?.snapshot ?? stored
-            let stored = storedPath(record.url)
+            let path = storedPath(record.url)
             return CacheEntry(url: record.url, length: record.length, present: record.present.count, lastRead: record.lastRead,
-                              downloaded: FileManager.default.fileExists(atPath: stored) ? stored : nil)
+                              downloaded: record.stored || FileManager.default.fileExists(atPath: path) ? path : nil)
         }
     }
 
@@ -360,10 +416,10 @@ public final class Cache: @unchecked Sendable {
     /// Bytes the cache holds (not the media store), as the index claims them.
     public var size: Int64 { totalLock.withLock { total } }
 
-    /// Empties the cache, or drops one URL; resources in use are kept. The number dropped.
+    /// Empties the cache, or drops one URL; resources in use are kept, and downloads. The number dropped.
     @discardableResult
     public func clear(_ url: String? = nil) -> Int {
-        let records = index.all().filter { url == nil || $0.url == url }
+        let records = index.all().filter { !$0.stored && (url == nil || $0.url == url) }
         return records.filter(drop).count
     }
 
@@ -400,16 +456,29 @@ public final class Cache: @unchecked Sendable {
     /// Least recently read first, until the cache fits its limit. Reads the
     /// index only when over the limit, which a write rarely makes it.
     private func evict() {
-        for record in index.all().reversed() where totalLock.withLock({ total > limit }) {
+        for record in index.all().reversed() where !record.stored && totalLock.withLock({ total > limit }) {
             _ = drop(record)
         }
     }
 
     /// Drops index rows without a file, trims claims beyond a file's end, and
     /// deletes files no row names (a crash between creating and claiming).
+    /// A complete resource whose file is in the media store (moved there by a
+    /// download the daemon did not live to record, or copied there by an
+    /// earlier version) is stored, and the cache's copy goes.
     private func reconcile() {
         var known = Set<String>()
         for var record in index.all() {
+            if record.stored {
+                if !isStoredIntact(record) { index.remove(key: record.key) }
+                continue
+            }
+            if record.isComplete, isStoredIntact(record) {
+                unlink(dataPath(record.key))
+                record.stored = true
+                try? index.save(record)
+                continue
+            }
             var info = stat()
             guard stat(dataPath(record.key), &info) == 0 else { index.remove(key: record.key); continue }
             known.insert(record.key + ".data")
@@ -427,6 +496,6 @@ public final class Cache: @unchecked Sendable {
         }
         let stored = (try? FileManager.default.contentsOfDirectory(atPath: mediaStore.path)) ?? []
         for file in stored where file.hasSuffix(".part") { unlink(mediaStore.appendingPathComponent(file).path) }
-        total = index.all().reduce(0) { $0 + $1.present.count }
+        total = index.all().reduce(0) { $0 + ($1.stored ? 0 : $1.present.count) }
     }
 }

@@ -12,6 +12,9 @@ public struct ResourceRecord: Equatable, Sendable {
     public var contentType: String?
     /// Seconds since 1970.
     public var lastRead: Int64
+    /// The bytes live in the media store (a finished download), not in the cache:
+    /// they count in no cache size and are never evicted.
+    public var stored = false
 
     /// Every byte is present.
     public var isComplete: Bool { length.map(present.covers) ?? false }
@@ -44,6 +47,11 @@ final class CacheIndex: @unchecked Sendable {
             // Version 2: a failed download keeps its reason and is not resumed.
             let columns = try db.query("PRAGMA table_info(downloads)").compactMap { $0[1].text }
             if !columns.contains("error") { try db.execute("ALTER TABLE downloads ADD COLUMN error TEXT") }
+            // Version 3: a finished download is the cache's file moved into the media store.
+            let resourceColumns = try db.query("PRAGMA table_info(resources)").compactMap { $0[1].text }
+            if !resourceColumns.contains("stored") {
+                try db.execute("ALTER TABLE resources ADD COLUMN stored INTEGER NOT NULL DEFAULT 0")
+            }
         } catch let error as SQLiteError where error.isCorrupt {
             throw CacheError.io("\(path) is damaged (\(error.message)); move it away to start an empty cache")
         }
@@ -67,15 +75,15 @@ final class CacheIndex: @unchecked Sendable {
     func save(_ record: ResourceRecord) throws {
         _ = try locked {
             try db.query("""
-                INSERT INTO resources (key, url, ranges, length, etag, last_modified, content_type, last_read)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO resources (key, url, ranges, length, etag, last_modified, content_type, last_read, stored)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (key) DO UPDATE SET url = excluded.url, ranges = excluded.ranges, length = excluded.length,
                   etag = excluded.etag, last_modified = excluded.last_modified, content_type = excluded.content_type,
-                  last_read = excluded.last_read
+                  last_read = excluded.last_read, stored = excluded.stored
                 """, [.text(record.key), .text(record.url), .text(record.present.description),
                       record.length.map(SQLValue.int) ?? .null, record.etag.map(SQLValue.text) ?? .null,
                       record.lastModified.map(SQLValue.text) ?? .null, record.contentType.map(SQLValue.text) ?? .null,
-                      .int(record.lastRead)])
+                      .int(record.lastRead), .int(record.stored ? 1 : 0)])
         }
     }
 
@@ -135,11 +143,11 @@ final class CacheIndex: @unchecked Sendable {
         }
     }
 
-    private static let columns = "url, key, ranges, length, etag, last_modified, content_type, last_read"
+    private static let columns = "url, key, ranges, length, etag, last_modified, content_type, last_read, stored"
 
     private static func decode(_ row: [SQLValue]) -> ResourceRecord {
         ResourceRecord(url: row[0].text ?? "", key: row[1].text ?? "", present: ByteRanges(parsing: row[2].text ?? "") ?? ByteRanges(),
                        length: row[3].int, etag: row[4].text, lastModified: row[5].text, contentType: row[6].text,
-                       lastRead: row[7].int ?? 0)
+                       lastRead: row[7].int ?? 0, stored: row[8].int == 1)
     }
 }

@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 import ReelCore
 
@@ -41,6 +42,11 @@ final class DataFile: @unchecked Sendable {
     /// Makes what was written durable, before the index may claim it.
     func sync() throws {
         guard fdatasync(fd) == 0 else { throw CacheError.io(DiskError.describe(errno, writing: "the cache")) }
+    }
+
+    /// Asks the kernel to start writing out these bytes, without waiting for them.
+    func startWriteback(from: Int64, to: Int64) {
+        _ = reel_start_writeback(fd, from, to - from)
     }
 
     /// Drops every byte (a resource that changed on the server).

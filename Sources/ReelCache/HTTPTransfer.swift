@@ -14,6 +14,9 @@ final class HTTPTransfer: @unchecked Sendable {
         var ifRange: String?
         /// Seconds without a byte before the transfer is given up.
         var timeout: Int
+        /// A download nobody waits on: large reads and the kernel's own receive buffer,
+        /// since no seek will cut it short and throw away what is in flight.
+        var bulk = false
     }
 
     struct Response {
@@ -115,7 +118,11 @@ final class HTTPTransfer: @unchecked Sendable {
         _ = reel_curl_set_long(easy, CURLOPT_FAILONERROR, 1)
         _ = reel_curl_set_long(easy, CURLOPT_CONNECTTIMEOUT, request.timeout)
         _ = reel_curl_set_string(easy, CURLOPT_USERAGENT, "reel")
-        _ = reel_curl_fix_receive_buffer(easy)
+        if request.bulk {
+            _ = reel_curl_set_long(easy, CURLOPT_BUFFERSIZE, 512 << 10)
+        } else {
+            _ = reel_curl_fix_receive_buffer(easy)
+        }
         _ = reel_curl_set_list(easy, CURLOPT_HTTPHEADER, headers)
         _ = reel_curl_set_list(easy, CURLOPT_HTTP200ALIASES, statusAliases)
         if request.from > 0 || request.to != nil {

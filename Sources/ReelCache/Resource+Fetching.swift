@@ -10,6 +10,9 @@ extension Resource {
         var from: Int64
         var to: Int64?
         var ifRange: String?
+        /// A download with no reader: the whole gap in one request, with large reads
+        /// (see `HTTPTransfer.Request.bulk`); a reader that comes ends it (`steer`).
+        var bulk = false
     }
 
     /// Under the lock.
@@ -36,7 +39,8 @@ extension Resource {
             return failure == nil && (readers > 0 || Date() < holdExpiry) ? Plan(from: 0, to: nil, ifRange: nil) : nil
         default: break
         }
-        guard interested else { return nil }
+        // A stored file is complete, and the user's: nothing is fetched into it.
+        guard interested, !record.stored else { return nil }
         var from = record.present.firstMissing(from: wanted ?? (readers > 0 ? readPosition : 0))
         if let length = record.length, from >= length {
             guard downloading || holdUntil > 0 || readers > 0 else { return nil }
@@ -48,9 +52,10 @@ extension Resource {
         // tells the length), so that a transfer never
         // runs into bytes a side fetch brought meanwhile, and stopping one
         // (nobody wants its bytes any more) loses little in flight.
-        let chunk = downloading ? Self.downloadChunk : Self.chunk
+        let bulk = downloading && readers == 0 && record.length != nil
+        let chunk = bulk ? Int64.max - from : Self.chunk
         let to = min(record.present.nextPresent(after: from) ?? Int64.max, from + chunk, record.length ?? Int64.max)
-        return Plan(from: from, to: to == Int64.max ? nil : to, ifRange: record.present.isEmpty ? nil : validator)
+        return Plan(from: from, to: to == Int64.max ? nil : to, ifRange: record.present.isEmpty ? nil : validator, bulk: bulk)
     }
 
     /// What `If-Range` carries, under the lock.
@@ -90,7 +95,8 @@ extension Resource {
 
             trace("fetch \(plan.from)-\(plan.to.map(String.init) ?? "") of \(url)")
             let outcome = transfer.run(
-                HTTPTransfer.Request(url: url, from: plan.from, to: plan.to, ifRange: plan.ifRange, timeout: settings.timeout),
+                HTTPTransfer.Request(url: url, from: plan.from, to: plan.to, ifRange: plan.ifRange, timeout: settings.timeout,
+                                     bulk: plan.bulk),
                 steer: { steer(plan) },
                 onResponse: { [self] in accept($0, for: plan) },
                 onData: { [self] in store($0) })
@@ -202,7 +208,8 @@ extension Resource {
             cond.unlock()
             return steer
         }
-        guard interested, failure == nil, let at = transferAt else { cond.unlock(); return .stop }
+        // A reader came: the rest is fetched in bounded chunks, which side fetches can work around.
+        guard interested, failure == nil, let at = transferAt, !(plan.bulk && readers > 0) else { cond.unlock(); return .stop }
         // A read away from the transfer is served by side fetches, which grow
         // while the reader reads on (a seek) and start before it catches up;
         // the main transfer waits, paused, so that no byte in flight is lost.
@@ -242,7 +249,6 @@ extension Resource {
     static let nearby: Int64 = 64 << 10
     static let sideBytes: Int64 = 256 << 10
     static let chunk: Int64 = 1 << 20
-    static let downloadChunk: Int64 = 16 << 20
 
     func sideFetch(from: Int64, to: Int64) {
         trace("side fetch \(from)-\(to) of \(url)")
@@ -361,37 +367,55 @@ extension Resource {
             listeners.forEach { $0(news.0, news.1) }
             return true
         }
+        guard let at = transferAt else { cond.unlock(); return false }
+        let end = at + Int64(bytes.count)
+        if let length = record.length, end > length {
+            fail("\(host) sent more than the \(length) bytes it announced")
+            cond.unlock()
+            return false
+        }
+        if record.length == nil, end > settings.largestUnknownLength {
+            fail("\(host) sends without end and gives no length; more than \(ByteCount.text(settings.largestUnknownLength)) is not cached")
+            cond.unlock()
+            return false
+        }
         cond.unlock()
-        guard let at = locked({ transferAt }) else { return false }
-        let length = locked { record.length }
-        if let length, at + Int64(bytes.count) > length {
-            locked { fail("\(host) sent more than the \(length) bytes it announced") }
-            return false
-        }
-        if length == nil, at + Int64(bytes.count) > settings.largestUnknownLength {
-            locked { fail("\(host) sends without end and gives no length; more than \(ByteCount.text(settings.largestUnknownLength)) is not cached") }
-            return false
-        }
-        guard let unsynced = keep(bytes, at: at) else { return false }
-        locked { transferAt = at + Int64(bytes.count) }
-        if unsynced >= 1 << 20 { persist() }
+        guard let unsynced = keep(bytes, at: at, advancing: true) else { return false }
+        if unsynced >= Self.persistEvery { persist() }
         return true
     }
 
-    /// Writes bytes at their offset and marks them present, waking readers;
-    /// the bytes not yet synced, or nil when the disk refused them (the fetch fails).
-    func keep(_ bytes: UnsafeRawBufferPointer, at offset: Int64) -> Int64? {
+    /// Bytes written between two claims in the index. Each claim waits for the disk
+    /// (fdatasync), so they are few; the disk is kept busy between them by `writebackEvery`.
+    static let persistEvery: Int64 = 32 << 20
+    /// Bytes after which the kernel is asked to start writing them out, so that the disk
+    /// works while the network does, and a claim finds little left to wait for.
+    static let writebackEvery: Int64 = 4 << 20
+
+    /// Writes bytes at their offset and marks them present, waking readers; `advancing`:
+    /// they are the main transfer's, which moves on past them. The bytes not yet synced,
+    /// or nil when the disk refused them (the fetch fails).
+    func keep(_ bytes: UnsafeRawBufferPointer, at offset: Int64, advancing: Bool = false) -> Int64? {
         do {
             try file.write(bytes, at: offset)
         } catch {
             locked { fail("\(error)") }
             return nil
         }
-        return locked {
-            record.present.insert(offset..<offset + Int64(bytes.count))
+        let end = offset + Int64(bytes.count)
+        let (pending, flush) = locked { () -> (Int64, Int64) in
+            record.present.insert(offset..<end)
+            if advancing { transferAt = end }
             unsynced += Int64(bytes.count)
-            cond.broadcast()
-            return unsynced
+            unflushed += Int64(bytes.count)
+            let flush = unflushed >= Self.writebackEvery ? unflushed : 0
+            if flush > 0 { unflushed = 0 }
+            // Waking a thread for every chunk costs a download its speed: only readers that wait are.
+            if byteWaiters > 0 { cond.broadcast() }
+            return (unsynced, flush)
         }
+        // The bytes just before `end` are, in a transfer, the ones written since the last time.
+        if flush > 0 { file.startWriteback(from: max(0, end - flush), to: end) }
+        return pending
     }
 }

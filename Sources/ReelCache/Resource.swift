@@ -27,6 +27,8 @@ final class Resource: @unchecked Sendable {
     var readPosition: Int64 = 0
     /// A reader waits for this missing byte.
     var wanted: Int64?
+    /// Readers waiting for bytes: only they need waking when some arrive.
+    var byteWaiters = 0
     var downloading = false
     /// Bytes from the start wanted with no reader yet (a probe, the next entry).
     var holdUntil: Int64 = 0
@@ -46,6 +48,8 @@ final class Resource: @unchecked Sendable {
     /// Kept, so that side fetches reuse their connection; used by the fetcher thread only.
     lazy var side = HTTPTransfer()
     var unsynced: Int64 = 0
+    /// Bytes written since the kernel was last asked to write back.
+    var unflushed: Int64 = 0
     /// What the index was last given (or had when the resource was made).
     var persisted: ResourceRecord
     let persisting = NSLock()
@@ -157,8 +161,10 @@ final class Resource: @unchecked Sendable {
 
     /// Waits until no fetch runs (a download completes or fails), or `timeout` passes; whether idle.
     func waitIdle(timeout: Double) -> Bool {
-        locked {
-            if fetcherRunning { _ = cond.wait(until: Date().addingTimeInterval(timeout)) }
+        let deadline = Date().addingTimeInterval(timeout)
+        return locked {
+            // Every stored chunk wakes the waiters (readers wait for bytes): wait on until the deadline.
+            while fetcherRunning, cond.wait(until: deadline) {}
             return !fetcherRunning
         }
     }
@@ -208,7 +214,9 @@ final class Resource: @unchecked Sendable {
             wanted = offset
             startFetcher()
             transfer?.wake()
+            byteWaiters += 1
             _ = cond.wait(until: Date().addingTimeInterval(0.1))
+            byteWaiters -= 1
             // A live stream's bytes come in real time: waiting for them is no stall (mpv's cache tells those).
             if !reportedStall, kind != .live, Date().timeIntervalSince(started) >= 0.1 {
                 reportedStall = true
@@ -255,6 +263,15 @@ final class Resource: @unchecked Sendable {
         }
         try? index.save(claim)
         onPersist?(gained)
+    }
+
+    /// The bytes now live in the media store (the file was moved there); what the index is to say.
+    func markStored() -> ResourceRecord {
+        locked {
+            record.stored = true
+            persisted = record
+            return record
+        }
     }
 
     /// What a response says the URL is.

@@ -263,7 +263,7 @@ final class CacheTests: XCTestCase {
         reader.close()
     }
 
-    func testADownloadIsMaterialisedAndTheCacheEvictsLeastRecentlyRead() throws {
+    func testADownloadIsTheCachedFileMovedAndTheCacheEvictsOnlyWhatItHolds() throws {
         let cache = try makeCache(limit: 4_000_000)
         let done = LockedBox<Result<String, CacheError>?>(nil)
         let finished = LockedBox(0)
@@ -273,9 +273,7 @@ final class CacheTests: XCTestCase {
                 finished.update { $0 += 1 }
             })
         }
-        let deadline = Date().addingTimeInterval(20)
-        while done.value == nil, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
-        let path = try XCTUnwrap(try done.value?.get())
+        let path = try waitForDownload(done)
         XCTAssertEqual(finished.value, 1, "a URL asked for twice is downloaded once")
         XCTAssertEqual(served, size)
         XCTAssertEqual(FileManager.default.contents(atPath: path), content)
@@ -284,14 +282,108 @@ final class CacheTests: XCTestCase {
         XCTAssertEqual(cache.completePath(url), path)
         let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
         XCTAssertEqual(mode, 0o600)
+        // One copy: the cache's file became the stored one, and the cache counts it no more.
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dataPath(url)))
+        XCTAssertEqual(bytesOnDisk(), Int64(size), accuracy: 64 << 10)
+        XCTAssertEqual(cache.size, 0)
+        XCTAssertEqual(cache.entries().map(\.downloaded), [path])
 
-        // A second resource pushes the cache over its limit: the older one goes, the download stays.
-        try content.write(to: origin.directory.appendingPathComponent("other.bin"))
-        let other = try cache.openReader(origin.url("other.bin"))
-        _ = Self.readAll(other)
-        other.close()
-        XCTAssertEqual(cache.entries().map(\.url), [origin.url("other.bin")])
-        XCTAssertTrue(FileManager.default.fileExists(atPath: path))
+        // A second resource fills the cache, and a third pushes it over its limit:
+        // the older cached one goes; the download is no part of the cache and stays.
+        for name in ["other.bin", "third.bin"] {
+            try content.write(to: origin.directory.appendingPathComponent(name))
+            let reader = try cache.openReader(origin.url(name))
+            _ = Self.readAll(reader)
+            reader.close()
+        }
+        XCTAssertEqual(Set(cache.entries().map(\.url)), [url, origin.url("third.bin")])
+        XCTAssertEqual(cache.size, Int64(size))
+        XCTAssertEqual(FileManager.default.contents(atPath: path), content)
+        // Clearing the cache leaves downloads alone (the last reader's fetcher may still be winding down).
+        let deadline = Date().addingTimeInterval(10)
+        while cache.clear() == 0, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        XCTAssertEqual(cache.entries().map(\.url), [url])
+        XCTAssertEqual(FileManager.default.contents(atPath: path), content)
+    }
+
+    func testAFilePlayedThenDownloadedIsFetchedOnceStoredOnceAndReadOfflineAfterARestart() throws {
+        let cache = try makeCache()
+        XCTAssertEqual(try read(cache).0, content)
+        XCTAssertEqual(served, size)
+        let done = LockedBox<Result<String, CacheError>?>(nil)
+        cache.download([url], progress: { _, _, _ in }, done: { _, result in done.update { $0 = result } })
+        let path = try waitForDownload(done)
+        XCTAssertEqual(served, size, "nothing fetched a second time")
+        XCTAssertEqual(bytesOnDisk(), Int64(size), accuracy: 64 << 10)
+
+        // Offline, after a restart: the URL reads from the stored file.
+        origin.stop()
+        let again = try makeCache()
+        XCTAssertEqual(again.size, 0)
+        XCTAssertEqual(again.completePath(url), path)
+        XCTAssertEqual(try read(again).0, content)
+        XCTAssertEqual(try read(again, from: 2_000_000, count: 1000).0, content[2_000_000..<2_001_000])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dataPath(url)), "reading a stored file makes no cache file")
+
+        // The user deletes the download: the entry goes, and nothing reads zeros in its place.
+        try FileManager.default.removeItem(atPath: path)
+        let third = try makeCache()
+        XCTAssertEqual(third.entries().map(\.url), [])
+        XCTAssertEqual(try read(third).end, -1, "the origin is gone: the read fails rather than invent bytes")
+    }
+
+    func testAMoveTheDaemonDidNotLiveToRecordAndAnEarlierCopyAreFoundAtStartUp() throws {
+        let cache = try makeCache()
+        XCTAssertEqual(try read(cache).0, content)
+        let stored = cache.storedPath(url)
+        // An earlier version copied downloads: both copies exist.
+        try FileManager.default.createDirectory(atPath: dir.appendingPathComponent("media").path, withIntermediateDirectories: true)
+        XCTAssertTrue(FileManager.default.createFile(atPath: stored, contents: content))
+        let again = try makeCache()
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dataPath(url)), "the cache's copy of a stored file goes")
+        XCTAssertEqual(again.size, 0)
+        XCTAssertEqual(again.entries().map(\.downloaded), [stored])
+        XCTAssertEqual(try read(again).0, content)
+        XCTAssertEqual(served, size)
+    }
+
+    func testADownloadToAnotherFileSystemIsCopiedAndTheCachesCopyDropped() throws {
+        let disk = try ScratchDisk(size: 16 << 20)
+        guard disk.isMounted else { throw XCTSkip("another file system needs a tmpfs of its own, which takes root") }
+        var settings = CacheSettings()
+        settings.timeout = 2
+        let cache = try Cache(directory: dir.appendingPathComponent("cache"), mediaStore: disk.dir.appendingPathComponent("media"),
+                              settings: settings)
+        let done = LockedBox<Result<String, CacheError>?>(nil)
+        cache.download([url], progress: { _, _, _ in }, done: { _, result in done.update { $0 = result } })
+        let path = try waitForDownload(done)
+        XCTAssertTrue(path.hasPrefix(disk.dir.path), path)
+        XCTAssertEqual(FileManager.default.contents(atPath: path), content)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dataPath(url)))
+        XCTAssertEqual(cache.size, 0)
+        XCTAssertEqual(try read(cache).0, content)
+        XCTAssertEqual(served, size)
+    }
+
+    func waitForDownload(_ done: LockedBox<Result<String, CacheError>?>) throws -> String {
+        let deadline = Date().addingTimeInterval(20)
+        while done.value == nil, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        return try XCTUnwrap(try done.value?.get())
+    }
+
+    func dataPath(_ url: String) -> String { dir.appendingPathComponent("cache/\(cacheKey(for: url)).data").path }
+
+    /// Bytes the cache and the media store take on disk together (what `du` says).
+    func bytesOnDisk() -> Int64 {
+        var total: Int64 = 0
+        for sub in ["cache", "media"] {
+            let folder = dir.appendingPathComponent(sub)
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] where !name.hasPrefix("index") {
+                var info = stat()
+                if stat(folder.appendingPathComponent(name).path, &info) == 0 { total += Int64(info.st_blocks) * 512 }
+            }
+        }
+        return total
     }
 
     func testClassifyingAlwaysAnswers() throws {
