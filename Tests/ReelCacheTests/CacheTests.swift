@@ -365,6 +365,24 @@ final class CacheTests: XCTestCase {
         XCTAssertEqual(served, size)
     }
 
+    func testAReaderThatComesDuringADownloadIsServedWhereItReads() throws {
+        var control = Origin.Control()
+        control.bytesPerSecond = 1_000_000
+        try origin.set(control)
+        let cache = try makeCache()
+        let done = LockedBox<Result<String, CacheError>?>(nil)
+        cache.download([url], progress: { _, _, _ in }, done: { _, result in done.update { $0 = result } })
+        // The first request tells the length; the rest comes in one request from there.
+        let deadline = Date().addingTimeInterval(10)
+        while cache.fill(of: url).present < 1_100_000, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        XCTAssertEqual(origin.requests.filter { $0.hasPrefix("/file.bin") }.count, 2, "\(origin.requests)")
+        // A reader near the end is not left waiting for that request to get there: it has a fetch of its own.
+        XCTAssertEqual(try read(cache, from: 2_900_000, count: 50_000).0, content[2_900_000..<2_950_000])
+        XCTAssertTrue(origin.requests.contains { $0.contains("bytes=2900000-") }, "\(origin.requests)")
+        try origin.set(Origin.Control())
+        XCTAssertEqual(FileManager.default.contents(atPath: try waitForDownload(done)), content)
+    }
+
     func waitForDownload(_ done: LockedBox<Result<String, CacheError>?>) throws -> String {
         let deadline = Date().addingTimeInterval(20)
         while done.value == nil, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
