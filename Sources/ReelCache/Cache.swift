@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import ReelSystem
+import Glibc
 import ReelCore
 
 /// One row of `reel cache ls`.
@@ -22,7 +24,7 @@ public final class Cache: @unchecked Sendable {
     public let limit: Int64
     public let settings: CacheSettings
     private let index: CacheIndex
-    private let lock = NSLock()
+    private let lock = Lock()
     private var resources: [String: Resource] = [:]
     /// Downloads waiting for one of the `parallelDownloads` places, from `nextQueued` on.
     private var queuedDownloads: [() -> Void] = []
@@ -33,7 +35,7 @@ public final class Cache: @unchecked Sendable {
     /// Bytes the index claims, kept up to date by each claim and drop, so that
     /// a write costs no scan of the index. Guarded by `totalLock` (taken after `lock`, never before).
     private var total: Int64 = 0
-    private let totalLock = NSLock()
+    private let totalLock = Lock()
     static let parallelDownloads = 3
     /// Attempts of a download after a server error (5xx) or a network failure, backing off.
     static let downloadAttempts = 4
@@ -48,10 +50,9 @@ public final class Cache: @unchecked Sendable {
         self.settings = settings
         for dir in [directory, mediaStore] {
             do {
-                try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true,
-                                                        attributes: [.posixPermissions: 0o700])
+                try Paths.createDirectory(dir.path, mode: 0o700)
             } catch {
-                throw CacheError.io("cannot create \(dir.path): \(error.localizedDescription)")
+                throw CacheError.io(error.description)
             }
         }
         index = try CacheIndex(path: directory.appendingPathComponent("index.sqlite3").path)
@@ -170,7 +171,7 @@ public final class Cache: @unchecked Sendable {
         // A few at a time: a feed of a thousand items must not open a thousand connections.
         let starts = urls.map { url in
             { [self] in
-                let thread = Thread { [self] in
+                Threads.start(name: "reel-download") { [self] in
                     let result = fetchWhole(url) { progress(url, $0, $1) }
                     locked {
                         runningDownloads -= 1
@@ -179,8 +180,6 @@ public final class Cache: @unchecked Sendable {
                     done(url, result)
                     startQueuedDownloads()
                 }
-                thread.name = "reel-download"
-                thread.start()
             }
         }
         locked { queuedDownloads += starts }
@@ -222,7 +221,7 @@ public final class Cache: @unchecked Sendable {
             }
             // 0.5, 1, 2 s (with the default backoff), ended early by a cancel.
             let until = Date().addingTimeInterval(settings.backoff * Double(1 << (attempt - 1)))
-            while Date() < until, index.isPendingDownload(url) { Thread.sleep(forTimeInterval: min(0.1, settings.backoff)) }
+            while Date() < until, index.isPendingDownload(url) { Threads.sleep(seconds: min(0.1, settings.backoff)) }
             attempt += 1
         }
     }

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import ReelSystem
+import Glibc
 import ReelSQLite
 
 /// What the index knows of one resource.
@@ -30,7 +32,7 @@ public struct ResourceRecord: Equatable, Sendable {
 /// Safe to use from any thread.
 final class CacheIndex: @unchecked Sendable {
     private let db: Database
-    private let lock = NSLock()
+    private let lock = Lock()
 
     init(path: String) throws {
         db = try Database(path: path)

@@ -1,9 +1,11 @@
-import Foundation
+import FoundationEssentials
+import ReelSystem
+import Glibc
 
 /// One reader of a cached resource (one mpv stream): its own position.
 public final class CacheReader: @unchecked Sendable {
     private let resource: Resource
-    private let lock = NSLock()
+    private let lock = Lock()
     private var position: Int64 = 0
     private var cancelled = false
     private var closed = false

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// What the first response says a URL is.
 public enum ResourceKind: Equatable, Sendable {

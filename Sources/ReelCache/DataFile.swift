@@ -1,5 +1,6 @@
 import CLinux
-import Foundation
+import FoundationEssentials
+import Glibc
 import ReelCore
 
 /// A sparse file holding a resource's bytes at their own offsets.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import ReelCore
 
 /// A document fetched whole (a feed), bypassing the cache: feeds change.

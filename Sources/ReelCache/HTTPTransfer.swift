@@ -1,5 +1,7 @@
 import CCurl
-import Foundation
+import FoundationEssentials
+import ReelSystem
+import Glibc
 
 /// One HTTP GET of a byte range through libcurl, run on the calling thread
 /// until it ends. Bodies stream to `onData`; nothing is held in memory.
@@ -48,7 +50,7 @@ final class HTTPTransfer: @unchecked Sendable {
     /// SHOUTcast v1 answers `ICY 200 OK`, which curl takes for HTTP/1.0 only when told.
     private let statusAliases = curl_slist_append(nil, "ICY 200 OK")
     /// Guards `multi` against a wake after close.
-    private let lock = NSLock()
+    private let lock = Lock()
 
     init() {
         _ = Self.globalInit
@@ -90,8 +92,8 @@ final class HTTPTransfer: @unchecked Sendable {
             var headers: [String: String] = [:]
             for line in headerLines {
                 guard let colon = line.firstIndex(of: ":") else { continue }
-                let name = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
-                headers[name] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
+                let name = line[..<colon].trimmed().lowercased()
+                headers[name] = line[line.index(after: colon)...].trimmed()
             }
             return Response(status: status, headers: headers)
         }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A live stream's audio between its one connection and its reader: never
 /// on disk, bounded in memory. Takes the ICY metadata blocks that a station
@@ -26,7 +27,7 @@ struct LiveBuffer {
 
     /// A new connection's headers: its metadata interval and station name.
     mutating func connected(metaint: String?, station: String?) {
-        self.metaint = metaint.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }.flatMap { (1...(1 << 20)).contains($0) ? $0 : nil }
+        self.metaint = metaint.flatMap { Int($0.trimmed()) }.flatMap { (1...(1 << 20)).contains($0) ? $0 : nil }
         untilMeta = self.metaint ?? 0
         metaLength = nil
         meta = []
@@ -91,12 +92,12 @@ struct LiveBuffer {
     /// `StreamTitle='…';` out of a metadata block; true when it differs from the last.
     private mutating func take(_ block: [UInt8]) -> Bool {
         let text = String(decoding: block.prefix { $0 != 0 }, as: UTF8.self)
-        guard let open = text.range(of: "StreamTitle='") else { return false }
+        guard let open = text.firstRange(of: "StreamTitle='") else { return false }
         let rest = text[open.upperBound...]
         // The title ends at the last "';" before the next field, and may itself hold quotes.
-        let end = rest.range(of: "';StreamUrl=")?.lowerBound ?? rest.range(of: "';", options: .backwards)?.lowerBound
+        let end = rest.firstRange(of: "';StreamUrl=")?.lowerBound ?? rest.ranges(of: "';").last?.lowerBound
             ?? rest.endIndex
-        let found = String(rest[..<end]).trimmingCharacters(in: .whitespaces)
+        let found = String(rest[..<end]).trimmed()
         let new = found.isEmpty ? nil : found
         guard new != title else { return false }
         title = new

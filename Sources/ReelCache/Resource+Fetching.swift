@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import ReelSystem
+import Glibc
 import ReelCore
 
 /// The fetcher: what to fetch next, the transfer loop, side fetches, and
@@ -21,9 +23,7 @@ extension Resource {
     func startFetcher() {
         guard !fetcherRunning, failure == nil else { return }
         fetcherRunning = true
-        let thread = Thread { [self] in fetchLoop() }
-        thread.name = "reel-fetch"
-        thread.start()
+        Threads.start(name: "reel-fetch") { [self] in fetchLoop() }
     }
 
     /// What to fetch next, under the lock; nil when nothing is wanted.

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import ReelSystem
+import Glibc
 import ReelCore
 
 /// One cached resource: its sparse data file, what is present, and its one
@@ -9,7 +11,7 @@ final class Resource: @unchecked Sendable {
     let file: DataFile
     let index: CacheIndex
     let settings: CacheSettings
-    let cond = NSCondition()
+    let cond = Condition()
     /// Called (off the lock) after the index took a new claim, with the bytes it gained (or lost), for eviction.
     var onPersist: (@Sendable (Int64) -> Void)?
     /// Called (off the lock) when nothing reads, fetches or downloads it any more.
@@ -52,7 +54,7 @@ final class Resource: @unchecked Sendable {
     var unflushed: Int64 = 0
     /// What the index was last given (or had when the resource was made).
     var persisted: ResourceRecord
-    let persisting = NSLock()
+    let persisting = Lock()
     /// A live stream's audio on its way from its one connection to the reader.
     var live: LiveBuffer?
     /// Readers told of a live stream's title and station.
@@ -276,7 +278,7 @@ final class Resource: @unchecked Sendable {
 
     /// What a response says the URL is.
     static func kind(contentType: String?, length: Int64?, icy: Bool) -> ResourceKind {
-        let type = contentType?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+        let type = contentType?.split(separator: ";").first?.trimmed().lowercased()
         if let type, directTypes.contains(type) { return .direct }
         return length == nil && icy ? .live : .media
     }
@@ -293,5 +295,5 @@ private let tracing = ProcessInfo.processInfo.environment["REEL_TRACE"] != nil
 
 /// REEL_TRACE=1 logs every fetch.
 func trace(_ line: @autoclosure () -> String) {
-    if tracing { FileHandle.standardError.write(Data("reeld: cache: \(line())\n".utf8)) }
+    if tracing { writeStandardError("reeld: cache: \(line())") }
 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A media position or duration in integer microseconds, the unit MPRIS uses.
 ///

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A queue entry's identity. Assigned when the entry is added and never reused,
 /// so the same file queued twice has two ids.
@@ -42,7 +43,7 @@ extension TrackMetadata {
     /// A GENRE tag's genres: several are joined by ";" (as mpv and ffprobe give Vorbis comments) or "/".
     public static func genres(fromTag tag: String?) -> [String] {
         (tag ?? "").split(whereSeparator: { $0 == ";" || $0 == "\0" })
-            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            .map { $0.trimmed() }.filter { !$0.isEmpty }
     }
 }
 
@@ -94,6 +95,6 @@ public struct QueueEntry: Equatable, Sendable {
         var path = Substring(uri)
         if let q = path.firstIndex(where: { $0 == "?" || $0 == "#" }), !uri.hasPrefix("file:") { path = path[..<q] }
         let last = path.split(separator: "/").last.map(String.init) ?? uri
-        return last.removingPercentEncoding ?? last
+        return URLParts.percentDecoded(last) ?? last
     }
 }

@@ -13,12 +13,34 @@ public enum URLParts {
 
     /// The host of `scheme://[user@]host[:port]/…`.
     public static func host(of uri: String) -> String? {
-        guard let schemeEnd = uri.range(of: "://") else { return nil }
+        guard let schemeEnd = uri.firstRange(of: "://") else { return nil }
         var authority = uri[schemeEnd.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
         if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
         if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
             return String(authority[authority.startIndex...close])
         }
         return String(authority.prefix { $0 != ":" })
+    }
+
+    /// `%XX` escapes decoded; nil when an escape is malformed or the bytes are not UTF-8.
+    public static func percentDecoded(_ text: some StringProtocol) -> String? {
+        guard text.contains("%") else { return String(text) }
+        var bytes: [UInt8] = []
+        var utf8 = text.utf8.makeIterator()
+        while let byte = utf8.next() {
+            guard byte == UInt8(ascii: "%") else { bytes.append(byte); continue }
+            guard let high = utf8.next().flatMap(hexValue), let low = utf8.next().flatMap(hexValue) else { return nil }
+            bytes.append(high << 4 | low)
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 }

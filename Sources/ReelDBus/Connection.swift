@@ -1,5 +1,7 @@
 import CDBus
-import Foundation
+import FoundationEssentials
+import ReelCore
+import Glibc
 
 /// A private libdbus connection to a bus. It does no dispatching of its own:
 /// the owner polls `fd`, calls `readWrite()` and pops messages, so the whole
@@ -122,11 +124,11 @@ public final class Connection {
     /// Waits up to `timeoutMs` for the next incoming message.
     public func nextMessage(timeoutMs: Int32) -> Message? {
         if let m = popMessage() { return m }
-        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(max(timeoutMs, 0)) * 1_000_000
+        let deadline = monotonicNow() + Int64(max(timeoutMs, 0)) * 1000
         while true {
-            let left = Int64(deadline) - Int64(DispatchTime.now().uptimeNanoseconds)
+            let left = deadline - monotonicNow()
             // Even with no time left, read what the socket already holds.
-            guard readWrite(timeoutMs: Int32(max(0, left / 1_000_000))) else { return nil }
+            guard readWrite(timeoutMs: Int32(max(0, left / 1000))) else { return nil }
             if let m = popMessage() { return m }
             if left <= 0 { return nil }
         }

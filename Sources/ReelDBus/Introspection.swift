@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import ReelCore
+import Glibc
 
 /// An interface as described by introspection XML: the one source of truth
 /// for which methods and properties exist, their signatures and access.
@@ -78,7 +80,7 @@ public struct InterfaceSpec: Equatable, Sendable {
         while let open = rest.firstIndex(of: "<") {
             rest = rest[rest.index(after: open)...]
             if rest.hasPrefix("!--") {
-                guard let end = rest.range(of: "-->") else { break }
+                guard let end = rest.firstRange(of: "-->") else { break }
                 rest = rest[end.upperBound...]
                 continue
             }
@@ -101,20 +103,14 @@ public struct InterfaceSpec: Equatable, Sendable {
         var result: [String: String] = [:]
         var rest = text
         while let eq = rest.firstIndex(of: "=") {
-            let key = rest[..<eq].trimmingCharacters(in: .whitespacesAndNewlines)
+            let key = rest[..<eq].trimmed()
             rest = rest[rest.index(after: eq)...].drop { $0.isWhitespace }
             guard let quote = rest.first, quote == "\"" || quote == "'" else { break }
             rest = rest.dropFirst()
             guard let end = rest.firstIndex(of: quote) else { break }
-            result[key] = unescape(String(rest[..<end]))
+            result[key] = XMLText.unescaped(String(rest[..<end]))
             rest = rest[rest.index(after: end)...]
         }
         return result
-    }
-
-    private static func unescape(_ s: String) -> String {
-        s.replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
-            .replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&apos;", with: "'")
-            .replacingOccurrences(of: "&amp;", with: "&")
     }
 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import CDBus
 
 /// The kinds of D-Bus message.

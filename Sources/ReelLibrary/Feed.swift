@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import ReelCore
 
 /// What `reel sync` reads: an RSS 2.0 or Atom podcast feed, an M3U or PLS,
@@ -65,7 +66,7 @@ public enum Feed {
 
     /// "1:02:03", "62:03" or "3723" (seconds) as µs.
     static func duration(_ text: String) -> MediaTime? {
-        let parts = text.trimmingCharacters(in: .whitespaces).split(separator: ":").map { Int64($0) }
+        let parts = text.trimmed().split(separator: ":").map { Int64($0) }
         guard !parts.isEmpty, parts.count <= 3, parts.allSatisfy({ ($0 ?? -1) >= 0 && ($0 ?? 0) < 1 << 40 }) else { return nil }
         return parts.reduce(0) { $0 * 60 + $1! } * 1_000_000
     }

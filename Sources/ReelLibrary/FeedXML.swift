@@ -1,30 +1,74 @@
-import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
+import CXML2
+import FoundationEssentials
+import Glibc
+import ReelCore
 
-/// RSS and Atom through libxml2 (FoundationXML's XMLParser), fed in chunks:
+/// RSS and Atom through libxml2's SAX2 push parser, fed in 64 KiB chunks:
 /// libxml2 refuses a document handed over whole beyond 10 MB, not one that
 /// streams. Control characters, which XML forbids and feeds contain, are
-/// read as spaces instead of failing the whole feed.
+/// read as spaces instead of failing the whole feed. (libxml2 directly, not
+/// FoundationXML, which would load all of Foundation and ICU into the daemon.)
 enum FeedXML {
+    private static let initialised: Void = xmlInitParser()
+
     static func read(_ source: ChunkSource, into collector: inout Feed.Collector) throws {
+        _ = initialised
         let reader = FeedReader(collector)
-        let parser = XMLParser(stream: FilteringStream(source, utf16: isUTF16(source.peek(4))))
-        parser.shouldResolveExternalEntities = false
-        parser.delegate = reader
-        _ = parser.parse()
-        if let stop = reader.stop { throw stop }
-        // XMLParser reads a stream in libxml2's recovering mode and never ends the document:
-        // the first error, and an element left open, are what say a feed is broken.
-        if let (code, line) = reader.firstError ?? (parser.parserError as NSError?).map({ ($0.code, parser.lineNumber) }) {
-            throw Feed.ParseError("the feed is not valid XML at line \(line): \(describe(code))")
-        }
-        guard reader.sawRoot, reader.depth == 0 else {
-            throw Feed.ParseError("the feed is not valid XML at line \(parser.lineNumber): "
-                                  + (reader.sawRoot ? describe(77) : describe(4)))
+        let context = Unmanaged.passUnretained(reader).toOpaque()
+        var callbacks = reel_xml_callbacks(context: context, start: { context, name, prefix, count, attributes in
+            FeedReader.from(context).start(FeedXML.qualified(name, prefix), attributes: FeedXML.decode(count, attributes))
+        }, end: { context, name, prefix in
+            FeedReader.from(context).end(FeedXML.qualified(name, prefix))
+        }, text: { context, text, length in
+            FeedReader.from(context).text(UnsafeBufferPointer(start: text, count: Int(length)))
+        })
+        try withUnsafeMutablePointer(to: &callbacks) { callbacks in
+            guard let parser = reel_xml_push_parser(callbacks) else { throw Feed.ParseError("out of memory") }
+            defer { reel_xml_free(parser) }
+            let utf16 = isUTF16(source.peek(4))
+            let chunk = UnsafeMutablePointer<UInt8>.allocate(capacity: 1 << 16)
+            defer { chunk.deallocate() }
+            var status: Int32 = 0
+            while status == 0, reader.stop == nil {
+                let n = source.read(into: chunk, count: 1 << 16)
+                if !utf16 {
+                    for i in 0..<n where chunk[i] < 0x20 && chunk[i] != 0x09 && chunk[i] != 0x0A && chunk[i] != 0x0D {
+                        chunk[i] = 0x20
+                    }
+                }
+                status = chunk.withMemoryRebound(to: CChar.self, capacity: n) { xmlParseChunk(parser, $0, Int32(n), n == 0 ? 1 : 0) }
+                if n == 0 { break }
+            }
+            if let stop = reader.stop { throw stop }
+            if status != 0 {
+                throw Feed.ParseError("the feed is not valid XML at line \(reel_xml_error_line(parser)): "
+                                      + describe(Int(reel_xml_error_code(parser))))
+            }
+            guard reader.sawRoot, reader.depth == 0 else {
+                throw Feed.ParseError("the feed is not valid XML at line \(reel_xml_line(parser)): "
+                                      + (reader.sawRoot ? describe(77) : describe(4)))
+            }
         }
         collector = reader.collector
+    }
+
+    /// `prefix:name`, as feeds name their extensions (`itunes:image`).
+    private static func qualified(_ name: UnsafePointer<xmlChar>?, _ prefix: UnsafePointer<xmlChar>?) -> String {
+        let local = name.map { String(cString: $0) } ?? ""
+        return prefix.map { String(cString: $0) + ":" + local } ?? local
+    }
+
+    /// SAX2's attributes: five pointers each (name, prefix, URI, value start, value end).
+    private static func decode(_ count: Int32, _ attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?) -> [String: String] {
+        guard let attributes, count > 0 else { return [:] }
+        var result: [String: String] = [:]
+        for i in 0..<Int(count) {
+            let base = attributes + 5 * i
+            guard let start = base[3], let end = base[4] else { continue }
+            let value = String(decoding: UnsafeBufferPointer(start: start, count: end - start), as: UTF8.self)
+            result[qualified(base[0], base[1])] = XMLText.unescaped(value)
+        }
+        return result
     }
 
     /// UTF-16 has NUL bytes of its own: those are not control characters to filter.
@@ -32,7 +76,7 @@ enum FeedXML {
         head.count >= 2 && ((head[0] == 0xFE && head[1] == 0xFF) || (head[0] == 0xFF && head[1] == 0xFE) || head[0] == 0 || head[1] == 0)
     }
 
-    /// libxml2's error numbers (which XMLParser passes on) in words.
+    /// libxml2's error numbers in words.
     static func describe(_ code: Int) -> String {
         switch code {
         case 1: "the document is too large or deep"
@@ -52,42 +96,11 @@ enum FeedXML {
     }
 }
 
-/// An InputStream over a chunk source that reads C0 control characters
-/// (but tab, newline and carriage return) as spaces. Safe in UTF-8: those
-/// bytes never occur inside a multi-byte character.
-private final class FilteringStream: InputStream {
-    private let source: ChunkSource
-    private let utf16: Bool
-
-    init(_ source: ChunkSource, utf16: Bool) {
-        self.source = source
-        self.utf16 = utf16
-        super.init(data: Data())
-    }
-
-    override func open() {}
-    override func close() {}
-    override var hasBytesAvailable: Bool { true }
-    override var streamError: Error? { nil }
-
-    override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength: Int) -> Int {
-        let n = source.read(into: buffer, count: min(maxLength, 1 << 16))
-        if !utf16 {
-            for i in 0..<n where buffer[i] < 0x20 && buffer[i] != 0x09 && buffer[i] != 0x0A && buffer[i] != 0x0D {
-                buffer[i] = 0x20
-            }
-        }
-        return n
-    }
-}
-
 /// Collects RSS `<item>` and Atom `<entry>` elements.
-private final class FeedReader: NSObject, XMLParserDelegate {
+private final class FeedReader {
     var collector: Feed.Collector
     /// Why reading stopped early (too many items).
     var stop: Error?
-    /// libxml2's first complaint and its line.
-    var firstError: (code: Int, line: Int)?
     /// Elements open now; whether there was one at all.
     var depth = 0
     var sawRoot = false
@@ -101,13 +114,17 @@ private final class FeedReader: NSObject, XMLParserDelegate {
 
     init(_ collector: Feed.Collector) { self.collector = collector }
 
-    func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
-                attributes: [String: String] = [:]) {
+    static func from(_ context: UnsafeMutableRawPointer?) -> FeedReader {
+        Unmanaged<FeedReader>.fromOpaque(context!).takeUnretainedValue()
+    }
+
+    func start(_ name: String, attributes: [String: String]) {
+        guard stop == nil else { return }
         text = ""
         textBytes = 0
         depth += 1
         sawRoot = true
-        let local = (qualifiedName ?? name).lowercased()
+        let local = name.lowercased()
         switch local {
         case "item", "entry": current = ProbedItem()
         case "image": inImage = current == nil
@@ -125,26 +142,18 @@ private final class FeedReader: NSObject, XMLParserDelegate {
         }
     }
 
-    func parser(_ parser: XMLParser, foundCharacters string: String) {
+    func text(_ bytes: UnsafeBufferPointer<xmlChar>) {
         guard textBytes < Self.longestText else { return }
-        text += string
-        textBytes += string.utf8.count
+        let kept = UnsafeBufferPointer(rebasing: bytes.prefix(Self.longestText - textBytes))
+        text += String(decoding: kept, as: UTF8.self)
+        textBytes += kept.count
     }
 
-    func parser(_ parser: XMLParser, foundCDATA block: Data) {
-        guard textBytes < Self.longestText else { return }
-        text += String(decoding: block.prefix(Self.longestText), as: UTF8.self)
-        textBytes += min(block.count, Self.longestText)
-    }
-
-    func parser(_ parser: XMLParser, parseErrorOccurred parseError: Error) {
-        if firstError == nil { firstError = ((parseError as NSError).code, parser.lineNumber) }
-    }
-
-    func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+    func end(_ name: String) {
+        guard stop == nil else { return }
         depth -= 1
-        let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        let local = (qualifiedName ?? name).lowercased()
+        let value = text.trimmed()
+        let local = name.lowercased()
         switch local {
         case "title" where current != nil && current?.title == nil: current?.title = value.isEmpty ? nil : value
         case "itunes:author" where current != nil: current?.artist = value.isEmpty ? nil : value
@@ -155,8 +164,8 @@ private final class FeedReader: NSObject, XMLParserDelegate {
             if var item = current, item.remoteURL != nil {
                 item.cover = item.cover ?? channelImage
                 do { try collector.add(item) } catch {
+                    // Reading ends with this chunk.
                     stop = error
-                    parser.abortParsing()
                 }
             }
             current = nil

@@ -1,4 +1,7 @@
-import Foundation
+import FoundationEssentials
+import ReelSystem
+import Dispatch
+import Glibc
 import ReelCore
 
 /// What an import did.
@@ -90,7 +93,7 @@ public final class Importer: Sendable {
 
     /// Probe results filled in by the workers, each into its own slot.
     private final class Results: @unchecked Sendable {
-        private let lock = NSLock()
+        private let lock = Lock()
         private(set) var slots: [Result<ProbedItem, Error>?]
         private var done = 0
 
@@ -115,7 +118,7 @@ public final class Importer: Sendable {
     }
 
     public static func isPlaylist(_ path: String) -> Bool {
-        playlistExtensions.contains((path as NSString).pathExtension.lowercased())
+        playlistExtensions.contains(Paths.fileExtension(path))
     }
 
     /// What the inputs expand to, in order: absolute paths of regular files
@@ -148,20 +151,19 @@ public final class Importer: Sendable {
             return
         }
         if (info.st_mode & S_IFMT) == S_IFDIR {
-            guard let walker = FileManager.default.enumerator(atPath: path) else {
+            guard let walked = try? FileManager.default.subpathsOfDirectory(atPath: path) else {
                 x.problem(input, "cannot read the folder")
                 return
             }
             var found: [String] = []
-            while let relative = walker.nextObject() as? String {
-                let full = path + "/" + relative
-                if Importer.mediaExtensions.contains((relative as NSString).pathExtension.lowercased()) { found.append(full) }
+            for relative in walked where Importer.mediaExtensions.contains(Paths.fileExtension(relative)) {
+                found.append(path + "/" + relative)
             }
             x.items += found.sorted()
             return
         }
         guard (info.st_mode & S_IFMT) == S_IFREG else { x.problem(input, "not a regular file"); return }
-        let ext = (path as NSString).pathExtension.lowercased()
+        let ext = Paths.fileExtension(path)
         if Importer.playlistExtensions.contains(ext) {
             expandPlaylist(path, input, id: [UInt64(info.st_dev), UInt64(info.st_ino)], pls: ext == "pls", into: &x, depth: depth)
             return
@@ -186,7 +188,7 @@ public final class Importer: Sendable {
             x.problem(input, "cannot read the playlist")
             return
         }
-        let base = (path as NSString).deletingLastPathComponent
+        let base = Paths.directory(of: path)
         for entry in PlaylistFile.entries(String(decoding: data, as: UTF8.self), pls: pls) {
             guard x.playlistEntries < Importer.maxPlaylistEntries else {
                 x.problem(input, "playlists list more than \(Importer.maxPlaylistEntries) entries; the rest were skipped")
@@ -203,10 +205,10 @@ public final class Importer: Sendable {
 public enum PlaylistFile {
     public static func entries(_ text: String, pls: Bool) -> [String] {
         text.split(whereSeparator: \.isNewline).compactMap { raw in
-            let line = raw.trimmingCharacters(in: .whitespaces)
+            let line = raw.trimmed()
             if pls {
                 guard line.lowercased().hasPrefix("file"), let eq = line.firstIndex(of: "=") else { return nil }
-                return String(line[line.index(after: eq)...]).trimmingCharacters(in: .whitespaces)
+                return String(line[line.index(after: eq)...]).trimmed()
             }
             return line.isEmpty || line.hasPrefix("#") ? nil : line
         }

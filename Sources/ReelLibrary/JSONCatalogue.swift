@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A JSON catalogue, `[{"url": …, "title": …, "cover": …}, …]`, read by a
 /// scanner that keeps only those three strings of each object and skips

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import ReelSystem
 import ReelSQLite
 import ReelCore
 
@@ -29,7 +31,7 @@ public final class Library {
     /// `$XDG_DATA_HOME/reel/library.sqlite3`.
     public static func defaultPath(environment: [String: String]) -> String {
         let base = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-            ?? NSHomeDirectory() + "/.local/share"
+            ?? Paths.home + "/.local/share"
         return base + "/reel/library.sqlite3"
     }
 
@@ -39,15 +41,18 @@ public final class Library {
     /// already checked in this run.
     public init(path: String, check: Bool = true) throws {
         self.path = path
-        let url = URL(fileURLWithPath: path)
         do {
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Paths.createDirectory(Paths.directory(of: path))
         } catch {
-            throw LibraryOpenError.unavailable(path: path, detail: error.localizedDescription)
+            throw LibraryOpenError.unavailable(path: path, detail: error.description)
         }
-        if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber, size.intValue > 0 {
-            let header = (try? FileHandle(forReadingFrom: url).read(upToCount: 16)) ?? Data()
-            guard header == Data("SQLite format 3\0".utf8) else { throw LibraryOpenError.foreign(path: path) }
+        var info = stat()
+        if stat(path, &info) == 0, info.st_size > 0 {
+            var header = [UInt8](repeating: 0, count: 16)
+            let fd = open(path, O_RDONLY | O_CLOEXEC)
+            let n = fd >= 0 ? read(fd, &header, 16) : -1
+            if fd >= 0 { close(fd) }
+            guard n == 16, header == Array("SQLite format 3\0".utf8) else { throw LibraryOpenError.foreign(path: path) }
         }
         do {
             db = try Database(path: path)

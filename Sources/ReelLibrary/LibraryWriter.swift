@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import ReelSystem
+import Glibc
 import ReelCore
 
 /// The daemon's library writes, on a thread of their own with their own
@@ -54,7 +56,7 @@ public final class LibraryWriter: @unchecked Sendable {
 
     private let path: String
     private let report: @Sendable (Outcome) -> Void
-    private let condition = NSCondition()
+    private let condition = Condition()
     /// Submitted and not yet merged: the loop only appends (merging 100,000
     /// shuffle keys is the writer's work, not the loop's).
     private var submitted: [Batch] = []
@@ -66,7 +68,7 @@ public final class LibraryWriter: @unchecked Sendable {
     public init(path: String, report: @escaping @Sendable (Outcome) -> Void) {
         self.path = path
         self.report = report
-        Thread.detachNewThread { [self] in run() }
+        Threads.start(name: "reel-library") { [self] in run() }
     }
 
     public func submit(_ batch: Batch) {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import ReelCore
 
 /// Saved playlists: a name and items in order.
@@ -40,7 +41,7 @@ extension Library {
 
     public func playlist(id: Int64) throws -> [LibraryItem] {
         try db.query("""
-            SELECT \(LibraryItem.columns.split(separator: ",").map { "i." + $0.trimmingCharacters(in: .whitespaces) }
+            SELECT \(LibraryItem.columns.split(separator: ",").map { "i." + $0.trimmed() }
                         .joined(separator: ", "))
             FROM playlist_items pi JOIN items i ON i.id = pi.item_id WHERE pi.playlist_id = ? ORDER BY pi.position
             """, [.int(id)]).map(LibraryItem.init)

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import ReelSystem
 import ReelCore
 
 /// Reads a file's duration and tags with ffprobe. A separate process keeps a
@@ -25,7 +27,7 @@ public enum Probe {
     public static func file(_ path: String, timeout: Double = 30) throws -> ProbedItem {
         var item = try probe(ffmpegInput(path), timeout: timeout, needsDuration: true)
         item.localPath = path
-        let dir = (path as NSString).deletingLastPathComponent
+        let dir = Paths.directory(of: path)
         item.cover = coverNames.map { dir + "/" + $0 }.first { FileManager.default.isReadableFile(atPath: $0) }
         return item
     }
@@ -55,26 +57,53 @@ public enum Probe {
         }
         if result.timedOut { throw Failure.unreadable("ffprobe gave no answer within \(Int(timeout)) s") }
         let errors = String(decoding: result.errors, as: UTF8.self)
-        guard result.status == 0,
-              let json = try? JSONSerialization.jsonObject(with: result.output) as? [String: Any],
-              let format = json["format"] as? [String: Any] else {
+        guard result.status == 0, let json = try? JSONDecoder().decode(ProbeOutput.self, from: result.output),
+              let format = json.format else {
             let reason = errors.split(separator: "\n").last.map(String.init) ?? "not a media file"
-            throw Failure.unreadable("not readable as media: " + reason.replacingOccurrences(of: input + ": ", with: ""))
+            throw Failure.unreadable("not readable as media: " + reason.replacing(input + ": ", with: ""))
         }
-        let streams = (json["streams"] as? [[String: Any]]) ?? []
-        let seconds = (format["duration"] as? String).flatMap(Double.init)
-        guard streams.contains(where: { ["audio", "video"].contains($0["codec_type"] as? String) }),
+        let streams = json.streams ?? []
+        let seconds = format.duration.flatMap(Double.init)
+        guard streams.contains(where: { ["audio", "video"].contains($0.codec_type) }),
               !needsDuration || (seconds ?? 0) > 0 else {
             throw Failure.unreadable("not a media file (ffprobe finds no playable audio or video in it)")
         }
         // Containers keep tags on the format (MP3, MP4) or on the stream (Ogg); the format's win.
         var tags: [String: String] = [:]
-        for source in streams.compactMap({ $0["tags"] as? [String: Any] }) + [(format["tags"] as? [String: Any]) ?? [:]] {
-            for (key, value) in source {
-                if let text = value as? String, !text.isEmpty { tags[key.lowercased()] = text }
-            }
+        for source in streams.compactMap(\.tags) + [format.tags].compactMap({ $0 }) {
+            for (key, value) in source.values where !value.isEmpty { tags[key.lowercased()] = value }
         }
         return ProbedItem(title: tags["title"], artist: tags["artist"] ?? tags["album_artist"], album: tags["album"],
                           duration: seconds.flatMap(MediaTime.fromSeconds), genre: tags["genre"])
     }
+}
+
+/// What `ffprobe -print_format json` says, as far as reel reads it.
+private struct ProbeOutput: Decodable {
+    struct Format: Decodable {
+        var duration: String?
+        var tags: Tags?
+    }
+    struct Stream: Decodable {
+        var codec_type: String?
+        var tags: Tags?
+    }
+    /// Tag values that are text; a number or anything else is skipped, not an error.
+    struct Tags: Decodable {
+        var values: [String: String] = [:]
+        init(from decoder: Decoder) throws {
+            let container = try decoder.container(keyedBy: Key.self)
+            for key in container.allKeys {
+                if let text = try? container.decode(String.self, forKey: key) { values[key.stringValue] = text }
+            }
+        }
+    }
+    struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+    var format: Format?
+    var streams: [Stream]?
 }

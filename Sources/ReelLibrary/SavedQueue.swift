@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import ReelSQLite
 import ReelCore
 
@@ -86,7 +87,7 @@ extension Library {
         state.settings.shuffle = settings["shuffle"] == "1"
         state.settings.rate = settings["rate"].flatMap(Double.init).flatMap { $0 > 0 ? $0 : nil } ?? 1
         state.settings.volume = settings["volume"].flatMap(Double.init) ?? 1
-        let columns = LibraryItem.columns.split(separator: ",").map { "i." + $0.trimmingCharacters(in: .whitespaces) }
+        let columns = LibraryItem.columns.split(separator: ",").map { "i." + $0.trimmed() }
         let rows = try db.query("""
             SELECT q.id, q.rank, q.shuffle_key, q.item_id, q.uri, \(columns.joined(separator: ", "))
             FROM queue_entries q LEFT JOIN items i ON i.id = q.item_id ORDER BY q.rank

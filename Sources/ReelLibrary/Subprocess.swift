@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import ReelSystem
+import Glibc
 
 /// Runs a helper (ffprobe, ffmpeg) to completion with a deadline. Each runs
 /// in a process group of its own, so that a timeout or the daemon's exit
@@ -16,7 +18,7 @@ public enum Subprocess {
     }
 
     private final class Registry: @unchecked Sendable {
-        let lock = NSLock()
+        let lock = Lock()
         var groups = Set<pid_t>()
         var closed = false
     }

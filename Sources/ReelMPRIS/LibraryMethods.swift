@@ -47,7 +47,7 @@ extension MPRISService {
             guard !items.isEmpty else { throw BusError(MPRIS.errorNoSuchItem, "nothing in the library matches \"\(text)\"") }
             return [.uint32(UInt32(library.playLibraryItems(items)))]
         case (MPRIS.reel, "PlaylistSave"):
-            let name = args[0].string!.trimmingCharacters(in: .whitespaces)
+            let name = args[0].string!.trimmed()
             guard !name.isEmpty else { throw BusError.invalidArgs("a playlist needs a name") }
             let count = try library.savePlaylist(name)
             playlistsChanged(named: name)

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import ReelCore
 import ReelDBus
 
@@ -228,7 +229,7 @@ public final class MPRISService {
 
     private func machineID() -> String {
         ((try? String(contentsOfFile: "/etc/machine-id", encoding: .utf8)) ?? "")
-            .trimmingCharacters(in: .whitespacesAndNewlines)
+            .trimmed()
     }
 
     // MARK: Outgoing signals

@@ -8,7 +8,7 @@ public enum MetadataMap {
         var m = entry.metadata
         if let streamTitle = m.streamTitle {
             // ICY titles are "Artist - Title" by convention; a stream's own artist tag wins.
-            if m.artists.isEmpty, let dash = streamTitle.range(of: " - ") {
+            if m.artists.isEmpty, let dash = streamTitle.firstRange(of: " - ") {
                 m.artists = [String(streamTitle[..<dash.lowerBound])]
                 m.title = String(streamTitle[dash.upperBound...])
             } else {

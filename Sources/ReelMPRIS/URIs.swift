@@ -1,5 +1,6 @@
 import ReelCore
-import Foundation
+import FoundationEssentials
+import Glibc
 import ReelDBus
 import ReelLibrary
 
@@ -17,7 +18,7 @@ public enum URIValidator {
         switch scheme {
         case "file":
             // D-Bus strings are UTF-8, so such a name can only come percent-encoded; say so rather than mangle it.
-            guard url.path.removingPercentEncoding != nil, text.removingPercentEncoding != nil else {
+            guard URLParts.percentDecoded(url.path) != nil, URLParts.percentDecoded(text) != nil else {
                 return .failure(BusError(MPRIS.errorInvalidURI, "file name is not valid UTF-8: \(quoted(text))"))
             }
             return checkFile(url)

@@ -1,5 +1,7 @@
 import CMPV
-import Foundation
+import FoundationEssentials
+import ReelSystem
+import Glibc
 import ReelCache
 
 /// The `reelcache://N` protocol: mpv reads remote media through the cache.
@@ -7,7 +9,7 @@ import ReelCache
 final class CacheStream: @unchecked Sendable {
     static let scheme = "reelcache"
     let cache: Cache
-    private let lock = NSLock()
+    private let lock = Lock()
     /// What each `reelcache://N` stands for: a URL, or a failure known before opening.
     private var slots: [Int: (url: String, failure: String?)] = [:]
     private var nextSlot = 0

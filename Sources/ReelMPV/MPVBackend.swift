@@ -1,5 +1,7 @@
 import CMPV
-import Foundation
+import FoundationEssentials
+import ReelSystem
+import Glibc
 import ReelCache
 import ReelCore
 
@@ -108,7 +110,7 @@ public final class MPVBackend {
         if let vo = options.videoOutput { settings.append(("vo", vo)) }
         for (name, value) in settings {
             let rc = mpv_set_option_string(handle, name, value)
-            if rc < 0 { FileHandle.standardError.write(Data("reeld: mpv option \(name)=\(value): \(MPVError.describe(rc))\n".utf8)) }
+            if rc < 0 { writeStandardError("reeld: mpv option \(name)=\(value): \(MPVError.describe(rc))") }
         }
         let rc = mpv_initialize(handle)
         guard rc >= 0 else {
@@ -376,14 +378,14 @@ public final class MPVBackend {
             }
         case MPV_EVENT_LOG_MESSAGE:
             if let log = event.data?.assumingMemoryBound(to: mpv_event_log_message.self).pointee {
-                let text = String(cString: log.text).trimmingCharacters(in: .whitespacesAndNewlines)
+                let text = String(cString: log.text).trimmed()
                 // Warnings only explain a failure; errors are worth a log line of their own, but for
                 // ao_null's complaint when it is started while paused (pause, Next, Play), which is
                 // its own bookkeeping and nothing a user can act on.
                 let prefix = String(cString: log.prefix)
                 let noise = prefix == "ao/null" && text.hasPrefix("illegal state")
                 if log.log_level.rawValue <= MPV_LOG_LEVEL_ERROR.rawValue, !noise {
-                    FileHandle.standardError.write(Data("mpv[\(String(cString: log.prefix))]: \(text)\n".utf8))
+                    writeStandardError("mpv[\(String(cString: log.prefix))]: \(text)\n")
                 }
                 // A video output's complaints never explain why a file failed to open.
                 guard !String(cString: log.prefix).hasPrefix("vo") else { return nil }
@@ -420,9 +422,9 @@ public final class MPVBackend {
         let room = stream.cache.hasRoom
         if room != cacheHadRoom {
             cacheHadRoom = room
-            FileHandle.standardError.write(Data((room ? "reeld: the cache can be written again\n"
+            writeStandardError(room ? "reeld: the cache can be written again"
                 : "reeld: the cache's disk (\(stream.cache.directory.path)) is full or read-only: "
-                  + "streaming remote files without caching them\n").utf8))
+                  + "streaming remote files without caching them")
         }
         guard room else {
             mpv_hook_continue(handle, id)
@@ -520,7 +522,7 @@ public final class MPVBackend {
 
 /// Results from other threads for the loop, which wake it through mpv's wakeup pipe.
 private final class Inbox<Item: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = Lock()
     private var items: [Item] = []
     private let wakeupFD: Int32
     init(wakeupFD: Int32) { self.wakeupFD = wakeupFD }

@@ -1,5 +1,6 @@
 import CSQLite
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A value bound to or read from a statement.
 public enum SQLValue: Equatable, Sendable {

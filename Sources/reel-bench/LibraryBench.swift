@@ -53,7 +53,7 @@ struct LibraryBench {
                 dbus.append(Double(monotonicNow() - t))
                 matches = reply.first?.array?.count ?? 0
             }
-            let reel = LibraryBench.cli
+            let reel = Installed.reel
             for _ in 0..<10 {
                 let t = monotonicNow()
                 let child = try ChildProcess(reel, ["lib", "ls", query], busAddress: bus.address, home: bus.dir)
@@ -67,7 +67,7 @@ struct LibraryBench {
 
     /// Starts reeld on a library, runs `body`, and returns its RSS afterwards (KiB).
     private func daemonRSS(bus: PrivateBus, dataHome: URL, _ body: (Probe) throws -> Void) throws -> Int {
-        let reeld = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("reeld")
+        let reeld = Installed.reeld
         let home = bus.dir.appendingPathComponent("home-\(dataHome.lastPathComponent)")
         let child = try ChildProcess(reeld, ["--ao", "null", "--fresh"], busAddress: bus.address, home: home,
                                      environment: ["XDG_DATA_HOME": dataHome.path])
@@ -77,15 +77,6 @@ struct LibraryBench {
         try body(probe)
         return Usage.measure(pid: child.process.processIdentifier, seconds: 0.1).rssKiB
     }
-}
-
-extension LibraryBench {
-    /// The reel that `make install` installs: the statically linked one, if built.
-    static let cli: URL = {
-        let dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        let installed = dir.appendingPathComponent("../static/release/reel").standardized
-        return FileManager.default.isExecutableFile(atPath: installed.path) ? installed : dir.appendingPathComponent("reel")
-    }()
 }
 
 /// A seeded generator for reproducible synthetic libraries.

@@ -70,7 +70,7 @@ struct NetworkBench {
 
     /// `reel sync FEED`, as a user runs it, against the daemon on `bus`.
     private func sync(_ bus: PrivateBus, _ feed: String, download: Bool = false) throws {
-        let reel = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("reel")
+        let reel = Installed.reel
         let child = try ChildProcess(reel, ["sync"] + (download ? [] : ["--no-download"]) + [feed],
                                      busAddress: bus.address, home: bus.dir)
         guard child.waitForExit(timeout: 900) != nil else { child.stop(); throw HarnessError("reel sync \(feed) hung") }

@@ -69,8 +69,7 @@ struct QueueBench {
         }
         figures.metadata1000 = Stats(reads)
 
-        let reel = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-            .appendingPathComponent("../static/release/reel").standardized
+        let reel = Installed.reel
         var runs: [Double] = []
         for _ in 0..<3 {
             let start = monotonicNow()

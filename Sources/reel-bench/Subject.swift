@@ -13,8 +13,7 @@ struct Subject {
     /// reeld on `files`, with a fresh queue, playing to `ao` (a server reached through `environment`).
     static func reeld(files: [URL], bus: PrivateBus, ao: String = "null", environment: [String: String] = [:],
                       paused: Bool = false, options: [String] = []) throws -> Subject {
-        let release = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("reeld")
-        let child = try ChildProcess(release, ["--ao", ao, "--fresh"] + (paused ? ["--paused"] : []) + options + files.map(\.path),
+        let child = try ChildProcess(Installed.reeld, ["--ao", ao, "--fresh"] + (paused ? ["--paused"] : []) + options + files.map(\.path),
                                      busAddress: bus.address, home: bus.dir, environment: environment)
         return Subject(label: "reeld", busName: "org.mpris.MediaPlayer2.reel", child: child)
     }

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import ReelSystem
 import ReelCore
 
 /// `$XDG_CONFIG_HOME/reel/reeld.conf`: defaults for reeld's options, one
@@ -9,7 +11,7 @@ import ReelCore
 ///     replaygain = track
 enum ConfigFile {
     static func path(environment: [String: String]) -> String {
-        let base = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? NSHomeDirectory() + "/.config"
+        let base = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? Paths.home + "/.config"
         return base + "/reel/reeld.conf"
     }
 
@@ -19,7 +21,7 @@ enum ConfigFile {
         for (number, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
             guard !line.allSatisfy(\.isWhitespace) else { continue }
-            let parts = line.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            let parts = line.split(separator: "=", maxSplits: 1).map { $0.trimmed() }
             let at = "\(file):\(number + 1)"
             guard parts.count == 2, !parts[0].isEmpty else { warnings.append("\(at): expected key = value"); continue }
             switch (parts[0], parts[1].lowercased()) {

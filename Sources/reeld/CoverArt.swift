@@ -1,4 +1,6 @@
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import ReelCore
 import ReelLibrary
 
@@ -48,11 +50,12 @@ final class CoverArt: Sendable {
     /// Names the cached image after the file's path, size and modification time,
     /// so a changed file gets its art extracted again.
     static func cacheName(for url: URL) -> String {
-        let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
-        let size = (attributes?[.size] as? NSNumber)?.int64Value ?? 0
-        let mtime = (attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+        var info = stat()
+        let known = stat(url.path, &info) == 0
+        let size = known ? Int64(info.st_size) : 0
+        let mtime = known ? Int64(info.st_mtim.tv_sec) : 0
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325   // FNV-1a
-        for byte in "\(url.path)|\(size)|\(Int64(mtime))".utf8 {
+        for byte in "\(url.path)|\(size)|\(mtime)".utf8 {
             hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
         }
         return String(hash, radix: 16) + ".jpg"

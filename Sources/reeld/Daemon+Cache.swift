@@ -1,5 +1,8 @@
 import ReelCore
-import Foundation
+import Dispatch
+import FoundationEssentials
+import ReelSystem
+import Glibc
 import ReelCache
 import ReelDBus
 import ReelLibrary
@@ -93,7 +96,7 @@ extension Daemon: CacheHost {
             return done(.failure(BusError.failed("\(feed) is being synced already")))
         }
         let (mailbox, timeout) = (tasks, cache.settings.timeout)
-        Thread.detachNewThread {
+        Threads.start(name: "reel-sync") {
             // A few feeds at a time: each holds up to 32 MiB of work.
             Self.syncPlaces.wait()
             defer { Self.syncPlaces.signal() }

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import ReelSystem
+import Glibc
 import ReelCache
 import ReelCore
 import ReelDBus
@@ -52,7 +54,7 @@ extension Daemon: LibraryHost {
         let path = try store.path
         let job = startJob(progress: progress, done: done)
         let mailbox = tasks
-        Thread.detachNewThread {
+        Threads.start(name: "reel-import") {
             let summary = Importer(libraryPath: path).run(inputs) { count, total in
                 mailbox.post(.importProgress(job: job, done: count, total: total))
             }

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import ReelSystem
+import Glibc
 import ReelCache
 import ReelCore
 import ReelDBus
@@ -240,5 +242,5 @@ final class Daemon: PlayerHost {
 
 /// One line of the log: what came from outside (names, URLs, titles) cannot start another.
 func log(_ line: String) {
-    FileHandle.standardError.write(Data("reeld: \(line.escapingControls())\n".utf8))
+    writeStandardError("reeld: \(line.escapingControls())\n")
 }

@@ -1,5 +1,6 @@
 import CLinux
-import Foundation
+import FoundationEssentials
+import Glibc
 import ReelCore
 
 /// A timerfd that becomes readable at the engine's deadline, for the run loop to poll.

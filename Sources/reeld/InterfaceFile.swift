@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Finds dbus/org.mpris.MediaPlayer2.reel.xml, which reeld serves verbatim
 /// for Introspect: installed under PREFIX/share/reel/dbus, or in the source

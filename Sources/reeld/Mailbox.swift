@@ -1,11 +1,13 @@
-import Foundation
+import FoundationEssentials
+import ReelSystem
+import Glibc
 
 /// Lets worker threads hand results to the run loop: a locked queue and a
 /// pipe whose read end the loop polls.
 final class Mailbox<Item: Sendable>: @unchecked Sendable {
     let fd: Int32
     private let writeFD: Int32
-    private let lock = NSLock()
+    private let lock = Lock()
     private var items: [Item] = []
 
     init() {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import ReelCore
 
 /// reeld's command line.
@@ -123,7 +124,7 @@ let reelVersion = "0.1.0"
 /// Sizes as people write them: 4096, 512K, 4M, 2G (powers of 1024).
 enum ByteSize {
     static func parse(_ text: String) -> Int64? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces).uppercased()
+        let trimmed = text.trimmed().uppercased()
         let units: [Character: Int64] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40]
         var digits = Substring(trimmed)
         if digits.hasSuffix("B"), digits.count > 1, units[digits[digits.index(before: digits.index(before: digits.endIndex))]] != nil {

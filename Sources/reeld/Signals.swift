@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// SIGTERM, SIGINT and SIGHUP become a byte on a pipe the run loop polls.
 enum StopSignals {

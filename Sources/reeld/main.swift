@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import Glibc
+import ReelSystem
 import ReelCache
 import ReelCore
 import ReelDBus
@@ -18,7 +20,7 @@ let options: Options
 switch Options.parse(Array(CommandLine.arguments.dropFirst()), defaults: defaults) {
 case .run(let parsed): options = parsed
 case .exit(let status, let text):
-    FileHandle(fileDescriptor: status == 0 ? 1 : 2).write(Data((text + "\n").utf8))
+    if status == 0 { print(text) } else { writeStandardError(text) }
     exit(status)
 }
 
@@ -46,9 +48,9 @@ do {
 }
 
 let cacheHome = environment["XDG_CACHE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-    ?? NSHomeDirectory() + "/.cache"
+    ?? Paths.home + "/.cache"
 let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-    ?? NSHomeDirectory() + "/.local/share"
+    ?? Paths.home + "/.local/share"
 var cacheSettings = CacheSettings()
 cacheSettings.readahead = options.readahead
 cacheSettings.timeout = options.networkTimeout

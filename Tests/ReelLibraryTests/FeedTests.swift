@@ -27,6 +27,22 @@ final class FeedTests: XCTestCase {
         XCTAssertEqual(items.map(\.cover), ["https://example.org/show.jpg", "https://example.org/ep2.jpg"])
     }
 
+    func testEscapesInAttributesAreDecodedOnceAndExternalEntitiesAreNotRead() throws {
+        // libxml2's SAX2 hands `&amp;` in an attribute on as `&#38;`: the URL must come out as written.
+        let rss = """
+            <?xml version="1.0"?><!DOCTYPE rss [<!ENTITY secret SYSTEM "file:///etc/hostname">]>
+            <rss xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"><channel>
+            <item><title>A&amp;B &lt;1&gt; &#233;&#x2013;&secret;</title>
+              <enclosure url="https://example.org/e.mp3?a=1&amp;b=2&amp;amp;c=&#x33;"/>
+              <itunes:image href="https://example.org/i.jpg?x=&quot;y&quot;"/></item>
+            </channel></rss>
+            """
+        let item = try XCTUnwrap(try Feed.items(Data(rss.utf8), base: base).first)
+        XCTAssertEqual(item.remoteURL, "https://example.org/e.mp3?a=1&b=2&amp;c=3")
+        XCTAssertEqual(item.cover, "https://example.org/i.jpg?x=%22y%22")
+        XCTAssertEqual(item.title, "A&B <1> é–")
+    }
+
     func testAtomEntriesGiveTheirEnclosureLinks() throws {
         let atom = """
             <feed xmlns="http://www.w3.org/2005/Atom"><title>Show</title>

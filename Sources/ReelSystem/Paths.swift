@@ -1,0 +1,47 @@
+import Glibc
+
+/// File-system paths as plain strings (NSString's path methods without Foundation).
+public enum Paths {
+    /// The extension of the last component, lower-cased ("" when none): `/a/B.MP3` → `mp3`.
+    public static func fileExtension(_ path: String) -> String {
+        let name = path.split(separator: "/").last ?? ""
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "" }
+        return name[name.index(after: dot)...].lowercased()
+    }
+
+    /// The folder holding `path`: `/a/b.mp3` → `/a`, `/b` → `/`.
+    public static func directory(of path: String) -> String {
+        var trimmed = Substring(path)
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        guard let slash = trimmed.lastIndex(of: "/") else { return "." }
+        return slash == trimmed.startIndex ? "/" : String(trimmed[..<slash])
+    }
+
+    /// `$HOME`, else the password database's home of the user.
+    public static var home: String {
+        if let home = getenv("HOME").map({ String(cString: $0) }), home.hasPrefix("/") { return home }
+        if let entry = getpwuid(getuid()), let dir = entry.pointee.pw_dir { return String(cString: dir) }
+        return "/"
+    }
+
+    /// Creates `path` and the folders above it that are missing (`mkdir -p`), new ones with `mode`.
+    /// Throws the reason in words.
+    public static func createDirectory(_ path: String, mode: mode_t = 0o755) throws(SystemError) {
+        var info = stat()
+        if stat(path, &info) == 0 {
+            guard (info.st_mode & S_IFMT) == S_IFDIR else { throw SystemError("cannot create \(path): a file is in the way") }
+            return
+        }
+        let parent = directory(of: path)
+        if parent != path, parent != "." { try createDirectory(parent, mode: mode) }
+        guard mkdir(path, mode) == 0 || errno == EEXIST else {
+            throw SystemError("cannot create \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+}
+
+/// A failed system call, in words for the user.
+public struct SystemError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}

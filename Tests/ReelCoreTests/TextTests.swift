@@ -1,0 +1,36 @@
+import ReelCore
+import XCTest
+
+/// The small text helpers that stand in for Foundation's ICU-backed ones.
+final class TextTests: XCTestCase {
+    func testTrimmedDropsWhitespaceAndLineBreaksAtEitherEndOnly() {
+        XCTAssertEqual("  a b\t\r\n".trimmed(), "a b")
+        XCTAssertEqual("\u{00A0}x\u{2003}".trimmed(), "x")
+        XCTAssertEqual(" \n ".trimmed(), "")
+        XCTAssertEqual("Name: value"[...].trimmed(), "Name: value")
+    }
+
+    func testPercentDecodingRefusesMalformedEscapesAndInvalidUTF8() {
+        XCTAssertEqual(URLParts.percentDecoded("a%20b%2Fc%C3%A9"), "a b/cé")
+        XCTAssertEqual(URLParts.percentDecoded("plain"), "plain")
+        XCTAssertNil(URLParts.percentDecoded("bad%zz"))
+        XCTAssertNil(URLParts.percentDecoded("cut%2"))
+        XCTAssertNil(URLParts.percentDecoded("%FF%FE"))
+        XCTAssertEqual(QueueEntry.fallbackTitle(for: "file:///music/My%20Song.ogg"), "My Song.ogg")
+    }
+
+    func testXMLEscapesAreDecodedInOnePass() {
+        XCTAssertEqual(XMLText.unescaped("a&amp;b &lt;&gt; &quot;&apos; &#233;&#x2013;"), "a&b <> \"' é–")
+        XCTAssertEqual(XMLText.unescaped("&amp;lt; &#38;#38;"), "&lt; &#38;")
+        XCTAssertEqual(XMLText.unescaped("&nbsp; & &#xD800; &;"), "&nbsp; & &#xD800; &;")
+    }
+
+    func testByteCountsReadAsPeopleWriteThem() {
+        XCTAssertEqual(ByteCount.text(999), "999 B")
+        XCTAssertEqual(ByteCount.text(1_500_000), "1.5 MB")
+        XCTAssertEqual(ByteCount.text(9_960_000), "10.0 MB")
+        XCTAssertEqual(ByteCount.text(512_000_000), "512 MB")
+        XCTAssertEqual(ByteCount.fixed(2.25, places: 1), "2.3")
+        XCTAssertEqual(ByteCount.fixed(0.04, places: 1), "0.0")
+    }
+}
