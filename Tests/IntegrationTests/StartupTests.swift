@@ -41,6 +41,21 @@ final class StartupTests: DaemonTestCase {
         XCTAssertEqual(try metadata()["xesam:title"]?.string, "Tone 1")
     }
 
+    func testThePlayingDaemonLoadsNeitherFoundationNorICU() throws {
+        // Full Foundation brings ICU and its data: several MB a media player has no use for
+        // (reeld uses FoundationEssentials only; feeds go through libxml2 directly).
+        try startPlaying([media.tones[0]])
+        let pid = try XCTUnwrap(daemon?.process.processIdentifier)
+        // /proc files say they are empty: read them to their end.
+        let handle = try XCTUnwrap(FileHandle(forReadingAtPath: "/proc/\(pid)/maps"))
+        let maps = String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self)
+        let libraries = Set(maps.split(separator: "\n").compactMap { $0.split(separator: "/").last.map(String.init) })
+        for heavy in ["libFoundation.so", "lib_FoundationICU.so", "libFoundationInternationalization.so", "libFoundationXML.so"] {
+            XCTAssertFalse(libraries.contains(heavy), "reeld maps \(heavy)")
+        }
+        XCTAssertTrue(libraries.contains { $0.hasPrefix("libmpv") }, "the check reads the right process")
+    }
+
     func testPausedOptionLoadsWithoutPlaying() throws {
         try startDaemon([media.tones[0]], ["--paused"])
         try waitForStart()
