@@ -15,6 +15,8 @@ let package = Package(
         .systemLibrary(name: "CMPV", providers: [.apt(["libmpv-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
+        // libxml2's push parser behind a header of C types only (see CXML2/shim.h for why).
+        .target(name: "CFeedParser", dependencies: ["CXML2"]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // timerfd, which Swift's Glibc module leaves out.
         .systemLibrary(name: "CLinux"),
@@ -22,7 +24,7 @@ let package = Package(
         // Locks, threads and stderr without Foundation, whose ICU the daemon need not load.
         .target(name: "ReelSystem", dependencies: ["CLinux"]),
         .target(name: "ReelSQLite", dependencies: ["CSQLite"]),
-        .target(name: "ReelLibrary", dependencies: ["ReelCore", "ReelSQLite", "ReelSystem", "CXML2"]),
+        .target(name: "ReelLibrary", dependencies: ["ReelCore", "ReelSQLite", "ReelSystem", "CFeedParser"]),
         .target(name: "ReelCache", dependencies: ["ReelCore", "ReelSQLite", "ReelSystem", "CCurl", "CLinux"]),
         .target(name: "ReelDBus", dependencies: ["ReelCore", "ReelSystem", "CDBus"]),
         .target(name: "ReelMPRIS", dependencies: ["ReelCore", "ReelSystem", "ReelDBus", "ReelLibrary", "ReelCache"]),

@@ -1,4 +1,4 @@
-import CXML2
+import CFeedParser
 import FoundationEssentials
 import Glibc
 import ReelCore
@@ -9,7 +9,7 @@ import ReelCore
 /// read as spaces instead of failing the whole feed. (libxml2 directly, not
 /// FoundationXML, which would load all of Foundation and ICU into the daemon.)
 enum FeedXML {
-    private static let initialised: Void = xmlInitParser()
+    private static let initialised: Void = reel_xml_init()
 
     static func read(_ source: ChunkSource, into collector: inout Feed.Collector) throws {
         _ = initialised
@@ -23,8 +23,8 @@ enum FeedXML {
             FeedReader.from(context).text(UnsafeBufferPointer(start: text, count: Int(length)))
         })
         try withUnsafeMutablePointer(to: &callbacks) { callbacks in
-            guard let parser = reel_xml_push_parser(callbacks) else { throw Feed.ParseError("out of memory") }
-            defer { reel_xml_free(parser) }
+            guard let parser = reel_xml_parser_new(callbacks) else { throw Feed.ParseError("out of memory") }
+            defer { reel_xml_parser_free(parser) }
             let utf16 = isUTF16(source.peek(4))
             let chunk = UnsafeMutablePointer<UInt8>.allocate(capacity: 1 << 16)
             defer { chunk.deallocate() }
@@ -36,16 +36,16 @@ enum FeedXML {
                         chunk[i] = 0x20
                     }
                 }
-                status = chunk.withMemoryRebound(to: CChar.self, capacity: n) { xmlParseChunk(parser, $0, Int32(n), n == 0 ? 1 : 0) }
+                status = chunk.withMemoryRebound(to: CChar.self, capacity: n) { reel_xml_parser_push(parser, $0, Int32(n), n == 0 ? 1 : 0) }
                 if n == 0 { break }
             }
             if let stop = reader.stop { throw stop }
             if status != 0 {
-                throw Feed.ParseError("the feed is not valid XML at line \(reel_xml_error_line(parser)): "
-                                      + describe(Int(reel_xml_error_code(parser))))
+                throw Feed.ParseError("the feed is not valid XML at line \(reel_xml_parser_error_line(parser)): "
+                                      + describe(Int(reel_xml_parser_error_code(parser))))
             }
             guard reader.sawRoot, reader.depth == 0 else {
-                throw Feed.ParseError("the feed is not valid XML at line \(reel_xml_line(parser)): "
+                throw Feed.ParseError("the feed is not valid XML at line \(reel_xml_parser_line(parser)): "
                                       + (reader.sawRoot ? describe(77) : describe(4)))
             }
         }
@@ -53,13 +53,13 @@ enum FeedXML {
     }
 
     /// `prefix:name`, as feeds name their extensions (`itunes:image`).
-    private static func qualified(_ name: UnsafePointer<xmlChar>?, _ prefix: UnsafePointer<xmlChar>?) -> String {
+    private static func qualified(_ name: UnsafePointer<UInt8>?, _ prefix: UnsafePointer<UInt8>?) -> String {
         let local = name.map { String(cString: $0) } ?? ""
         return prefix.map { String(cString: $0) + ":" + local } ?? local
     }
 
     /// SAX2's attributes: five pointers each (name, prefix, URI, value start, value end).
-    private static func decode(_ count: Int32, _ attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?) -> [String: String] {
+    private static func decode(_ count: Int32, _ attributes: UnsafeMutablePointer<UnsafePointer<UInt8>?>?) -> [String: String] {
         guard let attributes, count > 0 else { return [:] }
         var result: [String: String] = [:]
         for i in 0..<Int(count) {
@@ -142,7 +142,7 @@ private final class FeedReader {
         }
     }
 
-    func text(_ bytes: UnsafeBufferPointer<xmlChar>) {
+    func text(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard textBytes < Self.longestText else { return }
         let kept = UnsafeBufferPointer(rebasing: bytes.prefix(Self.longestText - textBytes))
         text += String(decoding: kept, as: UTF8.self)

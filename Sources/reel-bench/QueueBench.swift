@@ -17,6 +17,8 @@ struct QueueBench {
         var metadata1000 = Stats([])
         var cliQueue = Stats([])
         var rss = 0
+        /// The same daemon before the queue was built.
+        var rssEmpty = 0
     }
 
     func run() throws -> Figures {
@@ -26,6 +28,7 @@ struct QueueBench {
         let probe = try Probe(bus: bus, name: subject.busName)
         try probe.waitForOwner()
         var figures = Figures()
+        figures.rssEmpty = Usage.measure(pid: subject.child.process.processIdentifier, seconds: 0.5).rssKiB
 
         // Built 1,000 entries a call, as `reel add` of a big folder would.
         let batch = [String](repeating: file.absoluteString, count: 1000)

@@ -119,7 +119,8 @@ func printQueueFigures(_ f: QueueBench.Figures) {
     }
     print("| GetTracksMetadata of 1,000 ids, median (max) of 10 | \(ms(f.metadata1000.median)) (\(ms(f.metadata1000.percentile(100)))) |")
     print("| `reel queue` of all of it, whole process, median of 3 | \(ms(f.cliQueue.median)) |")
-    print("| reeld RSS with it | \(f.rss / 1024) MiB |")
+    print("| reeld RSS: empty → with it (the queue's cost) | \(f.rssEmpty / 1024) → \(f.rss / 1024) MiB "
+          + "(\((f.rss - f.rssEmpty) / 1024) MiB) |")
 }
 
 // `reel-bench --queue` measures only the queue at scale.
@@ -143,6 +144,39 @@ func printCacheFigures(_ f: CacheBench.Figures) {
     print("| reeld RSS downloading 1 GB: start, max, end | \(f.rssKiB.start / 1024), \(f.rssKiB.max / 1024), "
           + "\(f.rssKiB.end / 1024) MiB |")
     print("| 1 GB download (cache, then the copy into the media store) | \(String(format: "%.1f", f.gigabyteSeconds)) s |")
+}
+
+func printFootprint(_ f: FootprintBench.Figures) {
+    func seconds(_ s: Stats) -> String { String(format: "%.2f s", s.median / 1e6) }
+    func rate(_ s: Stats) -> String { String(format: "%.0f MB/s", Double(f.fileBytes) / 1e6 / (s.median / 1e6)) }
+    print("\nA download of \(f.fileBytes >> 20) MiB from Python's http.server on 127.0.0.1, medians of 3:\n")
+    print("| command | wall time | throughput | reel's throughput over it |")
+    print("|---|---|---|---|")
+    print("| `reel download URL` (reeld: the cache, fsync, the index, progress signals) | \(seconds(f.reel)) | \(rate(f.reel)) | |")
+    print("| `curl -o FILE URL` | \(seconds(f.curl)) | \(rate(f.curl)) | "
+          + String(format: "%.2f×", f.curl.median / f.reel.median) + " |")
+    print("| `curl -o FILE URL && sync FILE` (the bytes durable, as reel has them) | \(seconds(f.curlSynced)) | "
+          + "\(rate(f.curlSynced)) | " + String(format: "%.2f×", f.curlSynced.median / f.reel.median) + " |")
+    print("\nDisk used by the downloaded file (cache and media store together): "
+          + String(format: "%.0f MB for a file of %.0f MB.", Double(f.onDisk) / 1e6, Double(f.fileBytes) / 1e6))
+    print("\nMemory while playing one Ogg file (ao=null, after 5 s), from /proc/PID/smaps_rollup:\n")
+    print("| process | RSS | anonymous | RSS over bare mpv |")
+    print("|---|---|---|---|")
+    let bare = f.playing.first { $0.0.hasPrefix("bare") }?.1.rssKiB ?? 1
+    for (label, memory) in f.playing {
+        print("| \(label) | \(memory.rssKiB / 1024) MiB | \(memory.anonKiB / 1024) MiB | "
+              + String(format: "%.2f×", Double(memory.rssKiB) / Double(bare)) + " |")
+    }
+    for (label, memory) in f.withLibrary {
+        print("| \(label), with a 10,000-item library | \(memory.rssKiB / 1024) MiB | \(memory.anonKiB / 1024) MiB | "
+              + String(format: "%.2f×", Double(memory.rssKiB) / Double(bare)) + " |")
+    }
+}
+
+// `reel-bench --footprint` measures only downloads and memory against curl, mpv and MPD.
+if CommandLine.arguments.contains("--footprint") {
+    printFootprint(try FootprintBench(dir: dir, file: files[0]).run())
+    exit(0)
 }
 
 // `reel-bench --cache` measures only the cache.
@@ -199,6 +233,9 @@ let networkFigures = try NetworkBench(dir: dir).run()
 say("library: 100,000 items")
 let libraryFigures = try LibraryBench(items: 100_000).run()
 
+say("footprint: downloads against curl, memory against mpv and MPD")
+let footprint = try FootprintBench(dir: dir, file: files[0]).run()
+
 let cpu = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
     .split(separator: "\n").first { $0.hasPrefix("model name") }?.split(separator: ":").last?
     .trimmingCharacters(in: .whitespaces) ?? "unknown CPU"
@@ -226,6 +263,7 @@ printSound(sound)
 printQueueFigures(queueScale)
 printCacheFigures(cacheFigures)
 printNetworkFigures(networkFigures)
+printFootprint(footprint)
 print("\nLibrary of 100,000 synthetic items:\n")
 print("| measure | figure |")
 print("|---|---|")
