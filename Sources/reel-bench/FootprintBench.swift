@@ -88,7 +88,7 @@ struct FootprintBench {
             state = state &* 6364136223846793005 &+ 1442695040888963407
             block[i] = UInt8(truncatingIfNeeded: state >> 33)
         }
-        FileManager.default.createFile(atPath: url.path, contents: nil)
+        guard FileManager.default.createFile(atPath: url.path, contents: nil) else { throw HarnessError("cannot create \(url.path)") }
         let handle = try FileHandle(forWritingTo: url)
         defer { try? handle.close() }
         for _ in 0..<(bytes / block.count) { handle.write(Data(block)) }
