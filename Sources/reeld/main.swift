@@ -1,4 +1,5 @@
 import FoundationEssentials
+import CLinux
 import Glibc
 import ReelSystem
 import ReelCache
@@ -9,6 +10,7 @@ import ReelMPV
 import ReelLibrary
 
 
+reel_fix_mmap_threshold()
 let environment = ProcessInfo.processInfo.environment
 var defaults = Options()
 let configPath = ConfigFile.path(environment: environment)
