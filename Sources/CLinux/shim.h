@@ -13,12 +13,3 @@ static inline int reel_start_writeback(int fd, long long offset, long long count
 static inline void reel_name_thread(const char *name) {
     pthread_setname_np(pthread_self(), name);
 }
-
-#include <malloc.h>
-// glibc raises its mmap threshold each time a large block is freed; after
-// that, large arrays (the copies a 100,000-entry queue makes) come from the
-// heap and their pages stay with the process when freed. A fixed threshold
-// keeps them mapped on their own and given back when freed.
-static inline void reel_fix_mmap_threshold(void) {
-    mallopt(M_MMAP_THRESHOLD, 128 * 1024);
-}

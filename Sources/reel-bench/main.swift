@@ -143,7 +143,7 @@ func printCacheFigures(_ f: CacheBench.Figures) {
           + f.fetchedRatios.map { String(format: "%.4f", $0) }.joined(separator: ", ") + " |")
     print("| reeld RSS downloading 1 GB: start, max, end | \(f.rssKiB.start / 1024), \(f.rssKiB.max / 1024), "
           + "\(f.rssKiB.end / 1024) MiB |")
-    print("| 1 GB download (cache, then the copy into the media store) | \(String(format: "%.1f", f.gigabyteSeconds)) s |")
+    print("| 1 GB download (into the cache, then moved into the media store) | \(String(format: "%.1f", f.gigabyteSeconds)) s |")
 }
 
 func printFootprint(_ f: FootprintBench.Figures) {

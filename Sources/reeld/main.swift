@@ -1,5 +1,4 @@
 import FoundationEssentials
-import CLinux
 import Glibc
 import ReelSystem
 import ReelCache
@@ -10,7 +9,6 @@ import ReelMPV
 import ReelLibrary
 
 
-reel_fix_mmap_threshold()
 let environment = ProcessInfo.processInfo.environment
 var defaults = Options()
 let configPath = ConfigFile.path(environment: environment)
