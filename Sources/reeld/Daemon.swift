@@ -135,6 +135,7 @@ final class Daemon: PlayerHost {
                 announcements.append(effect)
                 if let entry = engine.queue[id] { prober.probeIfUnknown(entry) }
             case .seeked, .trackRemoved, .trackListReplaced:
+                if trace { log("\(monotonicNow() % 100_000_000) announce \(effect)") }
                 announcements.append(effect)
             case .log(let line):
                 log(line)

@@ -17,7 +17,13 @@ class DaemonTestCase: XCTestCase {
     /// Signals received and not yet consumed, with their arrival times.
     private var inbox: [(message: Message, at: Int64)] = []
     /// Every signal received, consumed or not, for replaying into a widget model.
-    private(set) var timeline: [(message: Message, at: Int64)] = []
+    private var received: [(message: Message, at: Int64)] = []
+    /// `received`, after taking the signals libdbus kept aside while a call
+    /// waited for its reply (they came before that reply).
+    var timeline: [(message: Message, at: Int64)] {
+        receive(timeoutMs: 0)
+        return received
+    }
     /// A widget fed from `timeline` (see Widget.swift).
     var widget = WidgetModel()
     var widgetApplied = 0
@@ -142,7 +148,7 @@ class DaemonTestCase: XCTestCase {
         if let m = client.nextMessage(timeoutMs: timeoutMs) { arrived.append((m, monotonicNow())) }
         while let m = client.popMessage() { arrived.append((m, monotonicNow())) }
         inbox += arrived
-        timeline += arrived
+        received += arrived
     }
 
     /// Lets time pass while still stamping signals as they arrive.
