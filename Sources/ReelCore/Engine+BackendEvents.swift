@@ -121,7 +121,7 @@ extension Engine {
         let known = [state.token, incoming?.token, queuedNext?.token, switchedFrom].contains(token)
         guard known, let entry = queue[token.entry] else { return [] }
         queue.update(token.entry) { $0.lastError = reason }
-        lastError = "\(entry.metadata.title ?? entry.uri): \(reason)"
+        lastError = "\(entry.displayTitle): \(reason)"
         let effects: [Effect] = [.log("cannot play \(entry.uri): \(reason)")]
         if token == queuedNext?.token {
             // Found out before its turn: queue the one after it instead.
@@ -167,7 +167,8 @@ extension Engine {
         merged.length = tags.length ?? old.length
         merged.artURL = tags.artURL ?? old.artURL
         guard merged != old else { return [] }
-        queue.update(id) { $0.metadata = merged }
+        // The entries of one file then share the box their tags came in.
+        queue.update(id) { $0.metadata = merged == tags ? tags : merged }
         return [.trackMetadataChanged(id)]
     }
 

@@ -109,10 +109,9 @@ public struct Queue: Sendable {
         }
         let added = new.map { n -> QueueEntry in
             defer { nextRawID += 1 }
-            var metadata = n.metadata ?? TrackMetadata()
-            metadata.title = metadata.title ?? QueueEntry.fallbackTitle(for: n.uri)
-            return QueueEntry(id: EntryID(nextRawID), uri: n.uri, metadata: metadata, itemID: n.itemID, resumeAt: n.resumeAt,
-                              prefersResume: n.prefersResume)
+            // No title tag: readers show `QueueEntry.fallbackTitle` (not stored: 100,000 of them add up).
+            return QueueEntry(id: EntryID(nextRawID), uri: n.uri, metadata: n.metadata ?? TrackMetadata(),
+                              itemID: n.itemID, resumeAt: n.resumeAt, prefersResume: n.prefersResume)
         }
         entries.insert(contentsOf: added, at: position)
         ranks.insert(contentsOf: newRanks, at: position)

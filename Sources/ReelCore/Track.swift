@@ -11,31 +11,68 @@ public struct EntryID: Hashable, Comparable, Sendable, CustomStringConvertible {
 }
 
 /// What is known about a track: from the URI at first, from tags once loaded.
+///
+/// A value type over one immutable box: a queue entry holds 8 bytes of it,
+/// and the entries of one file share the box their tags arrived in (a
+/// 100,000-entry queue would otherwise hold 136 bytes an entry inline).
+/// A change makes a new box.
 public struct TrackMetadata: Equatable, Sendable {
-    public var title: String?
-    public var artists: [String] = []
-    public var albumArtists: [String] = []
-    public var album: String?
+    struct Fields: Equatable, Sendable {
+        var title: String?
+        var artists: [String] = []
+        var albumArtists: [String] = []
+        var album: String?
+        var genres: [String] = []
+        var trackNumber: Int?
+        var length: MediaTime?
+        var artURL: String?
+        var streamTitle: String?
+        var station: String?
+    }
+
+    private final class Box: Sendable {
+        let fields: Fields
+        init(_ fields: Fields) { self.fields = fields }
+        static let empty = Box(Fields())
+    }
+
+    private var box: Box
+
+    private subscript<T>(field: WritableKeyPath<Fields, T>) -> T {
+        get { box.fields[keyPath: field] }
+        set {
+            var fields = box.fields
+            fields[keyPath: field] = newValue
+            box = Box(fields)
+        }
+    }
+
+    public var title: String? { get { self[\.title] } set { self[\.title] = newValue } }
+    public var artists: [String] { get { self[\.artists] } set { self[\.artists] = newValue } }
+    public var albumArtists: [String] { get { self[\.albumArtists] } set { self[\.albumArtists] = newValue } }
+    public var album: String? { get { self[\.album] } set { self[\.album] = newValue } }
     /// `xesam:genre`: bluez's AVRCP bridge and KDE read it.
-    public var genres: [String] = []
-    public var trackNumber: Int?
-    public var length: MediaTime?
-    public var artURL: String?
+    public var genres: [String] { get { self[\.genres] } set { self[\.genres] = newValue } }
+    public var trackNumber: Int? { get { self[\.trackNumber] } set { self[\.trackNumber] = newValue } }
+    public var length: MediaTime? { get { self[\.length] } set { self[\.length] = newValue } }
+    public var artURL: String? { get { self[\.artURL] } set { self[\.artURL] = newValue } }
     /// What a live stream says plays now (ICY StreamTitle): shown, never stored.
-    public var streamTitle: String?
+    public var streamTitle: String? { get { self[\.streamTitle] } set { self[\.streamTitle] = newValue } }
     /// A live stream's station name (icy-name).
-    public var station: String?
+    public var station: String? { get { self[\.station] } set { self[\.station] = newValue } }
 
     public init(title: String? = nil, artists: [String] = [], albumArtists: [String] = [], album: String? = nil,
                 genres: [String] = [], trackNumber: Int? = nil, length: MediaTime? = nil, artURL: String? = nil) {
-        self.title = title
-        self.artists = artists
-        self.albumArtists = albumArtists
-        self.album = album
-        self.genres = genres
-        self.trackNumber = trackNumber
-        self.length = length
-        self.artURL = artURL
+        let fields = Fields(title: title, artists: artists, albumArtists: albumArtists, album: album, genres: genres,
+                            trackNumber: trackNumber, length: length, artURL: artURL)
+        box = fields == Fields() ? Box.empty : Box(fields)
+    }
+
+    /// Whether both are the same box: then they are equal without comparing fields.
+    public func sharesStorage(with other: TrackMetadata) -> Bool { box === other.box }
+
+    public static func == (a: TrackMetadata, b: TrackMetadata) -> Bool {
+        a.box === b.box || a.box.fields == b.box.fields
     }
 }
 
@@ -89,6 +126,9 @@ public struct QueueEntry: Equatable, Sendable {
         let scheme = uri.prefix(8).lowercased()
         return scheme.hasPrefix("http://") || scheme.hasPrefix("https://")
     }
+
+    /// The title tag, else the name of the file.
+    public var displayTitle: String { metadata.title ?? Self.fallbackTitle(for: uri) }
 
     /// The name to show when there is no title tag: the last path component, percent-decoded.
     public static func fallbackTitle(for uri: String) -> String {

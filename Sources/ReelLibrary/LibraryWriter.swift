@@ -146,17 +146,21 @@ public final class LibraryWriter: @unchecked Sendable {
     /// Submitted writes not yet done, merged: the latest row of each entry,
     /// the latest state, item writes in order.
     struct Pending {
+        typealias Numbers = (ids: [UInt64], values: [Int64])
         var cleared = false
         var rows: [UInt64: QueueRow] = [:]
         var removed = Set<UInt64>()
-        var ranks: [UInt64: Int64] = [:]
-        var shuffleKeys: [UInt64: Int64] = [:]
+        /// The latest numbering of every entry, as handed over (a dictionary of
+        /// 100,000 would cost the daemon megabytes for a moment); written before
+        /// the rows, so that a row queued after it keeps its own numbers.
+        var ranks: Numbers = ([], [])
+        var shuffleKeys: Numbers = ([], [])
         var state: QueueState?
         var items: [ItemWrite] = []
         var needsItems = false
 
         var isEmpty: Bool {
-            !cleared && rows.isEmpty && removed.isEmpty && ranks.isEmpty && shuffleKeys.isEmpty && state == nil
+            !cleared && rows.isEmpty && removed.isEmpty && ranks.ids.isEmpty && shuffleKeys.ids.isEmpty && state == nil
                 && items.isEmpty
         }
 
@@ -164,20 +168,20 @@ public final class LibraryWriter: @unchecked Sendable {
             if batch.cleared { self = Pending(cleared: true, needsItems: needsItems) }
             for id in batch.removed {
                 rows.removeValue(forKey: id)
-                ranks.removeValue(forKey: id)
-                shuffleKeys.removeValue(forKey: id)
                 removed.insert(id)
             }
-            // A row written after these numbers carries its own; numbers after it win.
-            if !batch.ranks.ids.isEmpty { ranks = Dictionary(zip(batch.ranks.ids, batch.ranks.values)) { _, b in b } }
+            // Numbers after a pending row win over the row's own.
+            if !batch.ranks.ids.isEmpty {
+                ranks = batch.ranks
+                renumberRows(batch.ranks) { $0.rank = $1 }
+            }
             if !batch.shuffleKeys.ids.isEmpty {
-                shuffleKeys = Dictionary(zip(batch.shuffleKeys.ids, batch.shuffleKeys.values)) { _, b in b }
+                shuffleKeys = batch.shuffleKeys
+                renumberRows(batch.shuffleKeys) { $0.shuffleKey = $1 }
             }
             for row in batch.rows {
                 rows[row.id] = row
                 removed.remove(row.id)
-                ranks.removeValue(forKey: row.id)
-                shuffleKeys.removeValue(forKey: row.id)
                 if row.itemID == nil { needsItems = true }
             }
             if let state = batch.state { self.state = state }
@@ -186,6 +190,11 @@ public final class LibraryWriter: @unchecked Sendable {
                 if case .position(let id, _) = write, case .position(id, _)? = items.last { items.removeLast() }
                 items.append(write)
             }
+        }
+
+        private mutating func renumberRows(_ numbers: Numbers, _ set: (inout QueueRow, Int64) -> Void) {
+            guard !rows.isEmpty else { return }
+            for (id, value) in zip(numbers.ids, numbers.values) where rows[id] != nil { set(&rows[id]!, value) }
         }
     }
 }

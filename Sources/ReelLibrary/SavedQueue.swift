@@ -42,14 +42,16 @@ extension Library {
     /// Writes queue rows (new or changed) and removes others; `cleared` first
     /// removes every row. The caller wraps it in a transaction with the rest.
     func writeQueue(upserting rows: [QueueRow], removing removed: [UInt64], cleared: Bool,
-                    ranks: [UInt64: Int64] = [:], shuffleKeys: [UInt64: Int64] = [:]) throws {
+                    ranks: (ids: [UInt64], values: [Int64]) = ([], []),
+                    shuffleKeys: (ids: [UInt64], values: [Int64]) = ([], [])) throws {
         if cleared { try db.query("DELETE FROM queue_entries") }
         for id in removed { try db.query("DELETE FROM queue_entries WHERE id = ?", [.int(Int64(bitPattern: id))]) }
         // A new shuffle order, or ranks laid out afresh: numbers only, a statement each.
-        for (id, rank) in ranks {
+        // Entries removed meanwhile are gone already: their updates change nothing.
+        for (id, rank) in zip(ranks.ids, ranks.values) {
             try db.query("UPDATE queue_entries SET rank = ? WHERE id = ?", [.int(rank), .int(Int64(bitPattern: id))])
         }
-        for (id, key) in shuffleKeys {
+        for (id, key) in zip(shuffleKeys.ids, shuffleKeys.values) {
             try db.query("UPDATE queue_entries SET shuffle_key = ? WHERE id = ?", [.int(key), .int(Int64(bitPattern: id))])
         }
         for row in rows {

@@ -316,7 +316,7 @@ public final class MPRISService {
         let end = limit < 0 ? queue.count : min(start + limit, queue.count)
         let current = queue.currentID.flatMap(queue.index(of:)) ?? -1
         let rows = queue.entries[start..<end].map { entry -> DBusValue in
-            .structure([.uint64(entry.id.raw), .string(entry.metadata.title ?? QueueEntry.fallbackTitle(for: entry.uri)),
+            .structure([.uint64(entry.id.raw), .string(entry.displayTitle),
                         .strings(entry.metadata.artists), .int64(entry.metadata.length ?? -1), .string(entry.uri)])
         }
         return [.uint32(UInt32(queue.count)), .int32(Int32(current)), .array(elementSignature: "(tsasxs)", rows)]

@@ -64,9 +64,13 @@ final class LibraryBridge {
             return entries
         }
         var enriched = entries
+        // An item queued many times shares one metadata box.
+        var shared: [Int64: TrackMetadata] = [:]
         for (i, item) in zip(missing, items) {
             guard let item else { continue }
-            enriched[i] = NewEntry(uri: entries[i].uri, itemID: item.id, metadata: entries[i].metadata ?? item.metadata,
+            let metadata = shared[item.id] ?? item.metadata
+            shared[item.id] = metadata
+            enriched[i] = NewEntry(uri: entries[i].uri, itemID: item.id, metadata: entries[i].metadata ?? metadata,
                                    resumeAt: positions[item.id] ?? item.position, prefersResume: item.fromFeed)
         }
         return enriched
@@ -180,9 +184,8 @@ final class LibraryBridge {
               !rows.isEmpty else { return nil }
         let entries = rows.map { row, item -> (QueueEntry, Queue.Place) in
             let new = item.map(entry(for:)) ?? NewEntry(uri: row.uri)
-            var metadata = new.metadata ?? TrackMetadata()
-            metadata.title = metadata.title ?? QueueEntry.fallbackTitle(for: new.uri)
-            return (QueueEntry(id: EntryID(row.id), uri: new.uri.isEmpty ? row.uri : new.uri, metadata: metadata,
+            return (QueueEntry(id: EntryID(row.id), uri: new.uri.isEmpty ? row.uri : new.uri,
+                               metadata: new.metadata ?? TrackMetadata(),
                                itemID: row.itemID, resumeAt: new.resumeAt, prefersResume: new.prefersResume),
                     Queue.Place(rank: row.rank, shuffleKey: row.shuffleKey))
         }

@@ -4,6 +4,20 @@ import XCTest
 final class EngineQueueTests: XCTestCase {
     let uris = ["file:///1.ogg", "file:///2.ogg", "file:///3.ogg"]
 
+    func testTheEntriesOfOneFileShareTheTagsTheyLearn() {
+        var h = Harness(uris: ["file:///same.ogg", "file:///same.ogg", "file:///same.ogg"])
+        let tags = TrackMetadata(title: "Same", artists: ["Band"], length: 60_000_000)
+        for n in 1...3 { _ = h.engine.learn(tags, for: h.id(n)) }
+        let stored = h.engine.queue.entries.map(\.metadata)
+        XCTAssertEqual(stored, [tags, tags, tags])
+        XCTAssertTrue(stored.allSatisfy { $0.sharesStorage(with: tags) }, "one box for all three, not three copies")
+        var changed = stored[1]
+        changed.album = "Live"
+        XCTAssertEqual(stored[1].album, nil, "a change makes a new box")
+        XCTAssertEqual(changed.title, "Same")
+        XCTAssertFalse(changed.sharesStorage(with: tags))
+    }
+
     func testAtTheEndTheBackendGoesOnToTheQueuedEntry() {
         var h = Harness(uris: uris, play: true)
         h.finishLoad()

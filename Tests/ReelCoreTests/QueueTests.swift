@@ -13,6 +13,13 @@ final class QueueTests: XCTestCase {
         XCTAssertGreaterThan(b[0].id, a[1].id, "a removed id is never handed out again")
     }
 
+    func testAnUntaggedEntryShowsItsFileNameWithoutStoringIt() {
+        var q = Queue()
+        let e = q.insert(uris: ["file:///music/My%20Song.ogg"], rng: &rng)
+        XCTAssertNil(e[0].metadata.title, "a 100,000-entry queue would hold 100,000 copies")
+        XCTAssertEqual(e[0].displayTitle, "My Song.ogg")
+    }
+
     func testInsertAfterAndAtStart() {
         var q = Queue()
         let first = q.insert(uris: ["file:///1", "file:///3"], rng: &rng)

@@ -87,6 +87,29 @@ final class QueueStoreTests: TempDirTestCase {
         XCTAssertEqual(pending.items, [.position(5, 1_000_000), .finished(5), .position(5, 3_000_000)])
     }
 
+    func testANewShuffleOrderAfterAPendingRowGivesTheRowItsKey() throws {
+        // An entry added, then shuffle turned on before the writer ran: the row
+        // must be stored with the new order's key, not the one it was queued with.
+        let lib = try Library(path: path)
+        _ = try write(lib) {
+            $0.rows = (1...3).map { QueueRow(id: UInt64($0), rank: Int64($0), shuffleKey: 0, itemID: nil, uri: "file:///\($0).ogg") }
+        }
+        var pending = LibraryWriter.Pending()
+        var added = LibraryWriter.Batch()
+        added.rows = [QueueRow(id: 4, rank: 4, shuffleKey: 7, itemID: nil, uri: "file:///4.ogg")]
+        pending.merge(added)
+        var reshuffled = LibraryWriter.Batch()
+        reshuffled.shuffleKeys = ([1, 2, 3, 4], [40, 10, 30, 20])
+        pending.merge(reshuffled)
+        var later = LibraryWriter.Batch()
+        later.rows = [QueueRow(id: 5, rank: 5, shuffleKey: 25, itemID: nil, uri: "file:///5.ogg")]
+        pending.merge(later)
+        _ = try lib.write(pending)
+        let rows = try XCTUnwrap(lib.loadQueue()?.rows.map(\.0))
+        XCTAssertEqual(rows.map(\.id), [1, 2, 3, 4, 5])
+        XCTAssertEqual(rows.map(\.shuffleKey), [40, 10, 30, 20, 25], "the pending row takes the new order's key; a later row keeps its own")
+    }
+
     func testAVersion1LibraryIsMigratedWithItsQueue() throws {
         try FileManager.default.createDirectory(at: dir.appendingPathComponent("reel"), withIntermediateDirectories: true)
         let db = try Database(path: path)
