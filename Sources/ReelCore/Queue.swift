@@ -17,7 +17,7 @@ public struct Queue: Sendable {
     /// `ids[i]` is the raw id of `entries[i]`: with `keys`, what the store
     /// writes for a new shuffle order, handed over without a copy.
     public private(set) var ids: [UInt64] = []
-    private var rankByID: [EntryID: Int64] = [:]
+    private var rankByID = RankIndex()
     public private(set) var currentID: EntryID?
     /// The play order while shuffle is on (keys increasing); nil while it is off.
     private var shuffled: [Slot]?
@@ -55,7 +55,7 @@ public struct Queue: Sendable {
         ranks = sorted.map(\.1.rank)
         keys = sorted.map(\.1.shuffleKey)
         ids = entries.map(\.id.raw)
-        for (entry, place) in sorted { rankByID[entry.id] = place.rank }
+        rankByID = RankIndex(sorted.map { ($0.0.id, $0.1.rank) })
         nextRawID = max(nextID, (entries.map(\.id.raw).max() ?? 0) + 1)
         currentID = current.flatMap { rankByID[$0] != nil ? $0 : nil }
         if shuffle {
@@ -118,7 +118,7 @@ public struct Queue: Sendable {
         keys.insert(contentsOf: repeatElement(0, count: added.count), at: position)
         ids.insert(contentsOf: added.map(\.id.raw), at: position)
         for (entry, rank) in zip(added, newRanks) {
-            rankByID[entry.id] = rank
+            rankByID.set(entry.id, rank: rank)
             changes.upserted.insert(entry.id)
         }
         if shuffled != nil { shuffleIn(added.map(\.id), rng: &rng) }
@@ -135,7 +135,7 @@ public struct Queue: Sendable {
         ranks.remove(at: i)
         keys.remove(at: i)
         ids.remove(at: i)
-        rankByID.removeValue(forKey: id)
+        rankByID.remove(id)
         if currentID == id { currentID = nil }
         changes.upserted.remove(id)
         changes.removed.insert(id)
@@ -248,7 +248,7 @@ public struct Queue: Sendable {
     private mutating func renumber() {
         for i in ranks.indices {
             ranks[i] = Self.spacing * Int64(i + 1)
-            rankByID[entries[i].id] = ranks[i]
+            rankByID.set(entries[i].id, rank: ranks[i])
         }
         changes.reranked = true
     }
