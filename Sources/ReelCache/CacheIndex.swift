@@ -37,8 +37,8 @@ final class CacheIndex: @unchecked Sendable {
     init(path: String) throws {
         db = try Database(path: path)
         do {
+            try db.enableWriteAheadLog()
             try db.execute("""
-                PRAGMA journal_mode = WAL;
                 PRAGMA synchronous = NORMAL;
                 CREATE TABLE IF NOT EXISTS resources (
                     key TEXT PRIMARY KEY, url TEXT NOT NULL, ranges TEXT NOT NULL DEFAULT '',
@@ -46,13 +46,17 @@ final class CacheIndex: @unchecked Sendable {
                     last_read INTEGER NOT NULL DEFAULT 0);
                 CREATE TABLE IF NOT EXISTS downloads (url TEXT PRIMARY KEY, added INTEGER NOT NULL);
                 """)
-            // Version 2: a failed download keeps its reason and is not resumed.
-            let columns = try db.query("PRAGMA table_info(downloads)").compactMap { $0[1].text }
-            if !columns.contains("error") { try db.execute("ALTER TABLE downloads ADD COLUMN error TEXT") }
-            // Version 3: a finished download is the cache's file moved into the media store.
-            let resourceColumns = try db.query("PRAGMA table_info(resources)").compactMap { $0[1].text }
-            if !resourceColumns.contains("stored") {
-                try db.execute("ALTER TABLE resources ADD COLUMN stored INTEGER NOT NULL DEFAULT 0")
+            // Under the write lock, so that two openers of an old index (reeld and
+            // `reel cache`) cannot both add the same column.
+            try db.transaction {
+                // Version 2: a failed download keeps its reason and is not resumed.
+                let columns = try db.query("PRAGMA table_info(downloads)").compactMap { $0[1].text }
+                if !columns.contains("error") { try db.execute("ALTER TABLE downloads ADD COLUMN error TEXT") }
+                // Version 3: a finished download is the cache's file moved into the media store.
+                let resourceColumns = try db.query("PRAGMA table_info(resources)").compactMap { $0[1].text }
+                if !resourceColumns.contains("stored") {
+                    try db.execute("ALTER TABLE resources ADD COLUMN stored INTEGER NOT NULL DEFAULT 0")
+                }
             }
         } catch let error as SQLiteError where error.isCorrupt {
             throw CacheError.io("\(path) is damaged (\(error.message)); move it away to start an empty cache")

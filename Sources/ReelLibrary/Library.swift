@@ -56,16 +56,23 @@ public final class Library {
         }
         do {
             db = try Database(path: path)
-            let version = try db.scalar("PRAGMA user_version").int ?? 0
-            let appID = try db.scalar("PRAGMA application_id").int ?? 0
-            let tables = try db.scalar("SELECT count(*) FROM sqlite_schema").int ?? 0
+            // One statement, so one snapshot: read apart, a second opener could see
+            // no application id and then the tables the first one has just made.
+            let header = try db.query("""
+                SELECT (SELECT user_version FROM pragma_user_version), (SELECT application_id FROM pragma_application_id),
+                       (SELECT count(*) FROM sqlite_schema)
+                """).first ?? []
+            let version = header.first?.int ?? 0
+            let appID = header.dropFirst().first?.int ?? 0
+            let tables = header.last?.int ?? 0
             if appID != Schema.applicationID, appID != 0 || tables > 0 { throw LibraryOpenError.foreign(path: path) }
             if version > Schema.version { throw LibraryOpenError.future(path: path, version: version) }
             if check {
                 let result = try db.scalar("PRAGMA quick_check").text ?? "?"
                 guard result == "ok" else { throw LibraryOpenError.corrupt(path: path, detail: result) }
             }
-            try db.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON")
+            try db.enableWriteAheadLog()
+            try db.execute("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON")
             try migrate(from: version)
         } catch let error as SQLiteError {
             throw error.isCorrupt ? LibraryOpenError.corrupt(path: path, detail: error.message)

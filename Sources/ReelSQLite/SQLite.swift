@@ -61,6 +61,24 @@ public final class Database {
         guard rc == SQLITE_OK else { throw error(rc) }
     }
 
+    /// Switches the file to write-ahead logging. While another connection is
+    /// switching the same file (two openers of a new library), SQLite answers
+    /// BUSY at once, without the busy handler; so this retries, for up to the
+    /// busy timeout.
+    public func enableWriteAheadLog() throws {
+        var pause: UInt32 = 1_000
+        var waited: UInt32 = 0
+        while true {
+            do {
+                return try execute("PRAGMA journal_mode = WAL")
+            } catch let error as SQLiteError where error.code & 0xFF == SQLITE_BUSY && waited < 5_000_000 {
+                usleep(pause)
+                waited += pause
+                pause = min(pause * 2, 50_000)
+            }
+        }
+    }
+
     /// A prepared statement for `sql`, cached for reuse.
     public func statement(_ sql: String) throws -> Statement {
         if let cached = cache[sql] { return cached }
