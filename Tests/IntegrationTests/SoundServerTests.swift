@@ -60,16 +60,21 @@ final class SoundServerTests: DaemonTestCase {
         let files = try XCTUnwrap(media.gapless["flac"])
         let origin = try Origin(serving: media.dir, home: home)
         defer { origin.stop() }
-        let recording = try play([], on: kind, files.map { origin.url($0.lastPathComponent) })
+        // Traced: a gap here was seen once in CI (447 ms) and never here; the trace says where the time went.
+        let recording = try play([], on: kind, files.map { origin.url($0.lastPathComponent) }, trace: true)
         _ = try titleChange("Gapless 2")
         _ = try titleChange("Gapless 3")
         try waitForStatus("Stopped", timeout: 15)
         recording.stop()
         XCTAssertEqual(try get("LastError", MPRIS.reel).string, "")
         let heard = try XCTUnwrap(recording.sounds().first?.start, "nothing was heard")
-        XCTAssertNotNil(recording.onset(of: Media.gaplessFrequencies[2], after: heard), "track 3 was not heard")
+        let second = recording.onset(of: Media.gaplessFrequencies[1], after: heard)
+        let third = recording.onset(of: Media.gaplessFrequencies[2], after: heard)
+        XCTAssertNotNil(third, "track 3 was not heard")
         let longest = recording.gaps().first
-        XCTAssertLessThanOrEqual(longest?.length ?? 0, 10_000, "\(longest?.length ?? 0) µs of silence on \(kind.name)")
+        func ms(_ t: MonotonicTime?) -> String { t.map { "\(($0 - heard) / 1000) ms" } ?? "never" }
+        XCTAssertLessThanOrEqual(longest?.length ?? 0, 10_000, "\(longest?.length ?? 0) µs of silence on \(kind.name), "
+                                 + "at \(ms(longest?.at)) after the first sound; track 2 heard at \(ms(second)), track 3 at \(ms(third))")
     }
 
     /// Track 1 runs into track 2 by itself; Next during track 2 cuts to track
