@@ -28,7 +28,7 @@ let package = Package(
         .target(name: "ReelCache", dependencies: ["ReelCore", "ReelSQLite", "ReelSystem", "CCurl", "CLinux"]),
         .target(name: "ReelDBus", dependencies: ["ReelCore", "ReelSystem", "CDBus"]),
         .target(name: "ReelMPRIS", dependencies: ["ReelCore", "ReelSystem", "ReelDBus", "ReelLibrary", "ReelCache"]),
-        .target(name: "ReelMPV", dependencies: ["ReelCore", "ReelSystem", "CMPV", "ReelCache"]),
+        .target(name: "ReelMPV", dependencies: ["ReelCore", "ReelSystem", "CMPV"]),
         .executableTarget(name: "reeld", dependencies: ["ReelCore", "ReelSystem", "ReelDBus", "ReelMPRIS", "ReelMPV", "ReelLibrary", "ReelCache", "CLinux"]),
         .target(name: "ReelCLI", dependencies: ["ReelCore", "ReelDBus"]),
         .executableTarget(name: "reel", dependencies: ["ReelCLI"]),
@@ -40,7 +40,7 @@ let package = Package(
         .testTarget(name: "ReelCLITests", dependencies: ["ReelCLI"]),
         .testTarget(name: "ReelMPRISTests", dependencies: ["ReelMPRIS"]),
         .testTarget(name: "ReelLibraryTests", dependencies: ["ReelLibrary", "ReelSQLite", "ReelHarness"]),
-        .testTarget(name: "ReelCacheTests", dependencies: ["ReelCache", "ReelHarness"]),
+        .testTarget(name: "ReelCacheTests", dependencies: ["ReelCache", "ReelCore", "ReelHarness"]),
         .testTarget(name: "IntegrationTests", dependencies: ["ReelDBus", "ReelMPRIS", "ReelHarness", "ReelLibrary", "ReelCache", "ReelSQLite"]),
     ],
     swiftLanguageModes: [.v6]

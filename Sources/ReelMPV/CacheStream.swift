@@ -2,13 +2,13 @@ import CMPV
 import FoundationEssentials
 import ReelSystem
 import Glibc
-import ReelCache
+import ReelCore
 
-/// The `reelcache://N` protocol: mpv reads remote media through the cache.
+/// The `reelcache://N` protocol: mpv reads remote media through the stream source (the cache).
 /// Its callbacks run on mpv's threads and never touch the mpv handle.
 final class CacheStream: @unchecked Sendable {
     static let scheme = "reelcache"
-    let cache: Cache
+    let source: any StreamSource
     private let lock = Lock()
     /// What each `reelcache://N` stands for: a URL, or a failure known before opening.
     private var slots: [Int: (url: String, failure: String?)] = [:]
@@ -20,7 +20,7 @@ final class CacheStream: @unchecked Sendable {
     enum News: Sendable { case stalled(Bool), failed(String), title(String?, station: String?) }
     var onNews: (@Sendable (String, News) -> Void)?
 
-    init(cache: Cache) { self.cache = cache }
+    init(source: any StreamSource) { self.source = source }
 
     /// Registers the protocol with mpv. The stream keeps itself alive as long as mpv may call it.
     func register(with handle: OpaquePointer) {
@@ -59,7 +59,7 @@ final class CacheStream: @unchecked Sendable {
             return MPV_ERROR_LOADING_FAILED.rawValue
         }
         let onNews = self.onNews
-        guard let reader = try? cache.openReader(slot.url, onTitle: { onNews?(slot.url, .title($0, station: $1)) }) else {
+        guard let reader = try? source.openStreamReader(slot.url, onTitle: { onNews?(slot.url, .title($0, station: $1)) }) else {
             record(slot.url, "the cache cannot be written")
             return MPV_ERROR_LOADING_FAILED.rawValue
         }
@@ -93,9 +93,9 @@ final class CacheStream: @unchecked Sendable {
     }
 
     private final class ReaderBox {
-        let reader: CacheReader
+        let reader: any StreamReader
         let stream: CacheStream
-        init(reader: CacheReader, stream: CacheStream) {
+        init(reader: any StreamReader, stream: CacheStream) {
             self.reader = reader
             self.stream = stream
         }

@@ -2,7 +2,6 @@ import CMPV
 import FoundationEssentials
 import ReelSystem
 import Glibc
-import ReelCache
 import ReelCore
 
 /// The libmpv backend: performs the engine's backend effects and turns mpv
@@ -60,13 +59,14 @@ public final class MPVBackend {
         public var videoOutput: String?
         /// How long a network read may wait, in seconds; then the entry fails.
         public var networkTimeout: Int
-        /// The cache remote media are read through.
-        public var cache: Cache?
-        public init(audioOutput: String? = nil, videoOutput: String? = nil, networkTimeout: Int = 15, cache: Cache? = nil) {
+        /// What remote media are read through (the cache); nil lets mpv fetch them.
+        public var streams: (any StreamSource)?
+        public init(audioOutput: String? = nil, videoOutput: String? = nil, networkTimeout: Int = 15,
+                    streams: (any StreamSource)? = nil) {
             self.audioOutput = audioOutput
             self.videoOutput = videoOutput
             self.networkTimeout = networkTimeout
-            self.cache = cache
+            self.streams = streams
         }
     }
 
@@ -89,7 +89,7 @@ public final class MPVBackend {
         }
         classified = Inbox(wakeupFD: fds[1])
         streamNews = Inbox(wakeupFD: fds[1])
-        stream = options.cache.map(CacheStream.init)
+        stream = options.streams.map(CacheStream.init(source:))
         let newsInbox = streamNews
         stream?.onNews = { url, news in newsInbox.post((url, news)) }
 
@@ -165,7 +165,7 @@ public final class MPVBackend {
             uris = [id: uri]
         case .queueNext(let token, let uri, let start):
             // Fetched ahead, so that it starts without a gap.
-            if QueueEntry.isRemote(uri) { stream?.cache.classify(uri) { _ in } }
+            if QueueEntry.isRemote(uri) { stream?.source.classify(uri) { _ in } }
             dropQueued()
             guard let id = loadFile(uri, mode: "append", start: start) else {
                 return [.failed(token, reason: lastCommandError)]
@@ -419,11 +419,11 @@ public final class MPVBackend {
             mpv_hook_continue(handle, id)
             return
         }
-        let room = stream.cache.hasRoom
+        let room = stream.source.hasRoom
         if room != cacheHadRoom {
             cacheHadRoom = room
             writeStandardError(room ? "reeld: the cache can be written again"
-                : "reeld: the cache's disk (\(stream.cache.directory.path)) is full or read-only: "
+                : "reeld: the cache's disk (\(stream.source.location)) is full or read-only: "
                   + "streaming remote files without caching them")
         }
         guard room else {
@@ -432,7 +432,7 @@ public final class MPVBackend {
         }
         pendingHook = (id, url)
         let inbox = classified
-        stream.cache.classify(url) { kind in inbox.post((id, url, kind)) }
+        stream.source.classify(url) { kind in inbox.post((id, url, kind)) }
     }
 
     /// Media and live streams read through the cache; playlists and manifests go to mpv as they are.

@@ -67,7 +67,7 @@ if options.cacheSize == 0 {
 
 let backend: MPVBackend
 do { backend = try MPVBackend(options: .init(audioOutput: options.audioOutput, videoOutput: options.videoOutput,
-                                               networkTimeout: options.networkTimeout, cache: cache)) } catch {
+                                               networkTimeout: options.networkTimeout, streams: cache)) } catch {
     log("cannot start libmpv: \(error)")
     exit(1)
 }

@@ -1,5 +1,6 @@
 import Foundation
 @testable import ReelCache
+import ReelCore
 import ReelHarness
 import XCTest
 
