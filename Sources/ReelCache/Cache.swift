@@ -3,17 +3,6 @@ import ReelSystem
 import Glibc
 import ReelCore
 
-/// One row of `reel cache ls`.
-public struct CacheEntry: Equatable, Sendable {
-    public var url: String
-    public var length: Int64?
-    public var present: Int64
-    /// Seconds since 1970.
-    public var lastRead: Int64
-    /// The file in the media store, once downloaded.
-    public var downloaded: String?
-}
-
 /// The persistent byte-range cache of remote media: a sparse data file per
 /// resource under `directory`, an SQLite index of what is present, one
 /// fetcher per resource, least-recently-read eviction, and downloads

@@ -1,5 +1,15 @@
 /// Pieces of a URL, without Foundation's URL (the engine stays small).
 public enum URLParts {
+    /// The URI schemes reel plays.
+    public static let playableSchemes = ["file", "http", "https"]
+
+    /// An absolute path, or a URI of a scheme reel plays.
+    public static func isAbsolute(_ text: String) -> Bool {
+        if text.hasPrefix("/") { return true }
+        guard let colon = text.firstIndex(of: ":") else { return false }
+        return playableSchemes.contains(text[..<colon].lowercased())
+    }
+
     /// Why `uri`, an http(s) URL, cannot be fetched as it is, or nil when it can:
     /// a URL never holds white space or control characters (a newline in one
     /// would break every line it is shown on), and always names a host.

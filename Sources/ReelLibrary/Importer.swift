@@ -4,21 +4,6 @@ import Dispatch
 import Glibc
 import ReelCore
 
-/// What an import did.
-public struct ImportSummary: Equatable, Sendable {
-    public var added = 0
-    public var known = 0
-    /// (path or URL, why it was skipped)
-    public var problems: [(String, String)] = []
-
-    public init() {}
-
-    public static func == (a: ImportSummary, b: ImportSummary) -> Bool {
-        a.added == b.added && a.known == b.known && a.problems.map(\.0) == b.problems.map(\.0)
-            && a.problems.map(\.1) == b.problems.map(\.1)
-    }
-}
-
 /// Imports files, folders (recursively), M3U/M3U8/PLS playlists and URLs
 /// into the library. Runs on worker threads with its own connection; reports
 /// progress through a callback.

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import ReelCore
 
 /// A JSON catalogue, `[{"url": …, "title": …, "cover": …}, …]`, read by a
 /// scanner that keeps only those three strings of each object and skips

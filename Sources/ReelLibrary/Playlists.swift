@@ -18,13 +18,6 @@ extension Library {
         }
     }
 
-    public struct PlaylistInfo: Equatable, Sendable {
-        public var id: Int64
-        public var name: String
-        public var count: Int
-        public var createdAt: Int64
-    }
-
     public func playlists() throws -> [PlaylistInfo] {
         try db.query("""
             SELECT p.id, p.name, count(pi.item_id), p.created_at FROM playlists p

@@ -1,18 +1,5 @@
 import ReelCore
-import ReelCache
 import ReelDBus
-
-/// What `Sync` did: items new to the library, items it knew, URLs now downloading.
-public struct SyncOutcome: Sendable {
-    public var added: Int
-    public var known: Int
-    public var downloading: [String]
-    public init(added: Int, known: Int, downloading: [String]) {
-        self.added = added
-        self.known = known
-        self.downloading = downloading
-    }
-}
 
 /// What the adapter needs from the daemon for the cache, downloads and
 /// feeds. Every call happens on the loop thread; `sync` answers there too.
@@ -74,10 +61,10 @@ extension MPRISService {
             return [.int64(size.bytes), .int64(size.limit)]
         case "Sync":
             let feed = args[0].string!
-            guard URIValidator.isAbsolute(feed) else {
+            guard URLParts.isAbsolute(feed) else {
                 throw BusError.invalidArgs("Sync takes an absolute path or an http(s) URL, not \"\(feed.escapingControls())\"")
             }
-            if !feed.hasPrefix("/") { _ = try URIValidator.validate(feed).get() }
+            if !feed.hasPrefix("/") { _ = try host.validate(feed).mapError(Self.busError).get() }
             cache.sync(feed, download: args[1].bool!) { [weak self] result in
                 switch result {
                 case .success(let done):

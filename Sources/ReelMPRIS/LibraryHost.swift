@@ -1,5 +1,4 @@
 import ReelCore
-import ReelLibrary
 
 /// What the adapter needs from the daemon for the library and playlists.
 /// Every call happens on the loop thread; `importItems` calls back there too.
@@ -16,6 +15,6 @@ public protocol LibraryHost: AnyObject {
     func savePlaylist(_ name: String) throws -> Int
     /// Replaces the queue with the playlist; nil if there is no such playlist.
     func loadPlaylist(id: Int64) throws -> Int?
-    func playlists() throws -> [Library.PlaylistInfo]
-    var activePlaylist: Library.PlaylistInfo? { get }
+    func playlists() throws -> [PlaylistInfo]
+    var activePlaylist: PlaylistInfo? { get }
 }

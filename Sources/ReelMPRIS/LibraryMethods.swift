@@ -1,6 +1,5 @@
 import ReelCore
 import ReelDBus
-import ReelLibrary
 
 /// reel's library methods and the MPRIS Playlists interface.
 extension MPRISService {
@@ -17,7 +16,7 @@ extension MPRISService {
         case (MPRIS.reel, "LibraryAdd"):
             let inputs = args[0].stringArray ?? []
             // The daemon's working directory means nothing to a client: names must be absolute.
-            if let relative = inputs.first(where: { !URIValidator.isAbsolute($0) }) {
+            if let relative = inputs.first(where: { !URLParts.isAbsolute($0) }) {
                 throw BusError.invalidArgs("LibraryAdd takes absolute paths and file, http or https URIs, not \"\(relative)\"")
             }
             try library.importItems(inputs, progress: { [weak self] done, total in
@@ -123,7 +122,7 @@ extension MPRISService {
         }
     }
 
-    static func playlistValue(_ info: Library.PlaylistInfo?) -> DBusValue {
+    static func playlistValue(_ info: PlaylistInfo?) -> DBusValue {
         guard let info else { return .structure([.objectPath("/"), .string(""), .string("")]) }
         return .structure([.objectPath(playlistPrefix + String(info.id)), .string(info.name), .string("")])
     }

@@ -101,14 +101,14 @@ public final class MPRISService {
             // A track id that is not ours can never be current: ignored, as MPRIS says.
             if let id = TrackID.entry(args[0].string!) { try run(.setPosition(id, args[1].int64!)) }
         case (MPRIS.player, "OpenUri"):
-            let uris = try URIValidator.expand(args[0].string!).get()
+            let uris = try expanded(args[0].string!)
             try run(.add(uris: uris, after: nil, atStart: false, play: true))
         case (MPRIS.trackList, "GetTracksMetadata"):
             let queue = host.queue
             let wanted = (args[0].array ?? []).compactMap { $0.string.flatMap(TrackID.entry) }
             return [.array(elementSignature: "a{sv}", wanted.compactMap { queue[$0].map(MetadataMap.of) })]
         case (MPRIS.trackList, "AddTrack"):
-            let uris = try URIValidator.expand(args[0].string!).get()
+            let uris = try expanded(args[0].string!)
             let afterPath = args[1].string!
             let atStart = afterPath == MPRIS.noTrack
             let after = atStart ? nil : try entry(afterPath)
@@ -116,7 +116,7 @@ public final class MPRISService {
         case (MPRIS.trackList, "RemoveTrack"): try run(.remove(try entry(args[0].string!)))
         case (MPRIS.trackList, "GoTo"): try run(.goTo(try entry(args[0].string!)))
         case (MPRIS.reel, "Add"):
-            let uris = try (args[0].stringArray ?? []).flatMap { try URIValidator.expand($0).get() }
+            let uris = try (args[0].stringArray ?? []).flatMap(expanded)
             // Ids are handed out in sequence: the new entries have the ids between these two.
             let first = host.queue.nextID
             try run(.add(uris: uris, after: nil, atStart: false, play: args[1].bool!))
@@ -205,6 +205,18 @@ public final class MPRISService {
             throw BusError(MPRIS.errorNoSuchTrack, "no track \(path) in the queue")
         }
         return id
+    }
+
+    /// A URI problem under the D-Bus error names reel's clients know.
+    public static func busError(_ problem: URIProblem) -> BusError {
+        switch problem {
+        case .invalid(let message): BusError(MPRIS.errorInvalidURI, message)
+        case .noSuchFile(let message): BusError(MPRIS.errorNoSuchFile, message)
+        }
+    }
+
+    private func expanded(_ text: String) throws -> [String] {
+        try host.expand(text).mapError(Self.busError).get()
     }
 
     private func run(_ command: Command) throws {

@@ -11,6 +11,10 @@ public protocol PlayerHost: AnyObject {
     /// The position now, in µs: the backend's real one while something is loaded.
     func position() -> MediaTime
     func quit()
+    /// A URI or absolute path checked as something that can be played.
+    func validate(_ text: String) -> Result<String, URIProblem>
+    /// Like `validate`, but a local playlist becomes its entries.
+    func expand(_ text: String) -> Result<[String], URIProblem>
     /// Why the media library is unavailable, if it is.
     var libraryError: String? { get }
 }

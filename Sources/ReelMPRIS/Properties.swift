@@ -19,7 +19,7 @@ enum PropertyValues {
         case (MPRIS.root, "HasTrackList"): .boolean(true)
         case (MPRIS.root, "Identity"): .string("reel")
         case (MPRIS.root, "DesktopEntry"): .string("reel")
-        case (MPRIS.root, "SupportedUriSchemes"): .strings(URIValidator.schemes)
+        case (MPRIS.root, "SupportedUriSchemes"): .strings(URLParts.playableSchemes)
         case (MPRIS.root, "SupportedMimeTypes"): .strings(mimeTypes)
         case (MPRIS.player, "PlaybackStatus"): .string(s.status)
         case (MPRIS.player, "LoopStatus"): .string(s.loop.rawValue)

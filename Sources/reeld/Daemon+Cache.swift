@@ -32,7 +32,7 @@ extension Daemon: CacheHost {
             throw BusError(MPRIS.errorInvalidURI,
                            "only http(s) URLs and library ids can be downloaded, not \"\(item.escapingControls())\"")
         }
-        return try URIValidator.validate(item).get()
+        return try PlayableURI.validate(item).mapError(MPRISService.busError).get()
     }
 
     /// Starts the downloads not running yet; each library item gets its file when it is done.

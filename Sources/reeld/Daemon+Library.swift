@@ -78,5 +78,5 @@ extension Daemon: LibraryHost {
         return items.count
     }
 
-    func playlists() throws -> [Library.PlaylistInfo] { try store.playlists() }
+    func playlists() throws -> [PlaylistInfo] { try store.playlists() }
 }

@@ -35,7 +35,7 @@ final class Daemon: PlayerHost {
     let tasks: Mailbox<LoopTask>
     private var jobs: [Int: (progress: (Int, Int) -> Void, done: (ImportSummary) -> Void)] = [:]
     private var nextJob = 0
-    var activePlaylist: Library.PlaylistInfo?
+    var activePlaylist: PlaylistInfo?
     /// REEL_TRACE=1 logs every backend event.
     private let trace = ProcessInfo.processInfo.environment["REEL_TRACE"] != nil
 
@@ -67,6 +67,9 @@ final class Daemon: PlayerHost {
         }
         return engine.handle(command, now: monotonicNow()).map { perform($0) }
     }
+
+    func validate(_ text: String) -> Result<String, URIProblem> { PlayableURI.validate(text) }
+    func expand(_ text: String) -> Result<[String], URIProblem> { PlayableURI.expand(text) }
 
     /// Puts back the queue stored by the last run, paused at its position.
     func restoreQueue() -> Int {

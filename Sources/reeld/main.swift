@@ -84,9 +84,9 @@ var uris: [String] = []
 for file in options.files {
     let absolute = file.contains("://") || file.hasPrefix("/")
         ? file : FileManager.default.currentDirectoryPath + "/" + file
-    switch URIValidator.expand(absolute) {
+    switch PlayableURI.expand(absolute) {
     case .success(let expanded): uris += expanded
-    case .failure(let error): log("skipping \(file): \(error.message)")
+    case .failure(let problem): log("skipping \(file): \(problem)")
     }
 }
 if !uris.isEmpty {

@@ -1,6 +1,7 @@
 import Foundation
 import ReelDBus
 import ReelHarness
+import ReelCore
 import ReelLibrary
 import ReelMPRIS
 import XCTest

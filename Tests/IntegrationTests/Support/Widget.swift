@@ -1,6 +1,7 @@
 import Foundation
 import ReelCore
 import ReelMPRIS
+import ReelHarness
 import XCTest
 
 /// A widget that models the position from signals alone, as GNOME and KDE

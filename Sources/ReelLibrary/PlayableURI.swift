@@ -1,82 +1,65 @@
 import ReelCore
 import FoundationEssentials
 import Glibc
-import ReelDBus
-import ReelLibrary
 
 /// Checks a URI a client asks to play. Accepted: `file://` URIs of readable
 /// regular files, absolute paths (turned into `file://` URIs), and `http(s)://`
 /// URLs with a host. Everything else is refused with a clear error.
-public enum URIValidator {
-    public static let schemes = ["file", "http", "https"]
-
-    public static func validate(_ text: String) -> Result<String, BusError> {
+public enum PlayableURI {
+    public static func validate(_ text: String) -> Result<String, URIProblem> {
         if text.hasPrefix("/") { return checkFile(URL(fileURLWithPath: text)) }
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased() else {
-            return .failure(BusError(MPRIS.errorInvalidURI, "not a URI: \(quoted(text))"))
+            return .failure(URIProblem.invalid("not a URI: \(quoted(text))"))
         }
         switch scheme {
         case "file":
             // D-Bus strings are UTF-8, so such a name can only come percent-encoded; say so rather than mangle it.
             guard URLParts.percentDecoded(url.path) != nil, URLParts.percentDecoded(text) != nil else {
-                return .failure(BusError(MPRIS.errorInvalidURI, "file name is not valid UTF-8: \(quoted(text))"))
+                return .failure(URIProblem.invalid("file name is not valid UTF-8: \(quoted(text))"))
             }
             return checkFile(url)
         case "http", "https":
             if let problem = URLParts.remoteProblem(text) {
-                return .failure(BusError(MPRIS.errorInvalidURI, "\(problem): \(quoted(text))"))
+                return .failure(URIProblem.invalid("\(problem): \(quoted(text))"))
             }
             guard let host = url.host, !host.isEmpty else {
-                return .failure(BusError(MPRIS.errorInvalidURI, "URL without a host: \(quoted(text))"))
+                return .failure(URIProblem.invalid("URL without a host: \(quoted(text))"))
             }
             return .success(text)
         default:
-            return .failure(BusError(MPRIS.errorInvalidURI,
-                                     "unsupported URI scheme \"\(scheme)\" (reel plays file, http and https): \(quoted(text))"))
+            return .failure(URIProblem.invalid(
+                "unsupported URI scheme \"\(scheme)\" (reel plays file, http and https): \(quoted(text))"))
         }
-    }
-
-    /// An absolute path, or a URI of a scheme reel plays.
-    public static func isAbsolute(_ text: String) -> Bool {
-        if text.hasPrefix("/") { return true }
-        guard let scheme = URL(string: text)?.scheme?.lowercased() else { return false }
-        return schemes.contains(scheme)
-    }
-
-    /// An http(s) URL with a host.
-    public static func isRemote(_ text: String) -> Bool {
-        guard URLParts.remoteProblem(text) == nil, let url = URL(string: text), let scheme = url.scheme?.lowercased() else { return false }
-        return (scheme == "http" || scheme == "https") && !(url.host ?? "").isEmpty
     }
 
     /// Like `validate`, but a local M3U/M3U8/PLS playlist becomes its entries
     /// (those that can be played; the rest are left out), so that mpv never
     /// expands a playlist behind the engine's back.
-    public static func expand(_ text: String) -> Result<[String], BusError> {
+    public static func expand(_ text: String) -> Result<[String], URIProblem> {
         validate(text).flatMap { uri in
             guard let url = URL(string: uri), url.isFileURL, Importer.isPlaylist(url.path) else { return .success([uri]) }
             let entries = Importer.playlistEntries(url.path).entries.compactMap { try? validate($0).get() }
             guard !entries.isEmpty else {
-                return .failure(BusError(MPRIS.errorInvalidURI, "the playlist \(url.path) has nothing reel can play"))
+                return .failure(URIProblem.invalid("the playlist \(url.path) has nothing reel can play"))
             }
             return .success(entries)
         }
     }
 
-    private static func checkFile(_ url: URL) -> Result<String, BusError> {
+    private static func checkFile(_ url: URL) -> Result<String, URIProblem> {
         let path = url.path
         var info = stat()
         guard stat(path, &info) == 0 else {
-            return .failure(BusError(MPRIS.errorNoSuchFile, "no such file: \(path)"))
+            return .failure(URIProblem.noSuchFile("no such file: \(path)"))
         }
         switch info.st_mode & S_IFMT {
         case S_IFREG: break
-        case S_IFDIR: return .failure(BusError(MPRIS.errorNoSuchFile, "is a directory: \(path)"))
-        case S_IFIFO: return .failure(BusError(MPRIS.errorInvalidURI, "is a named pipe (FIFO), not a file reel can play: \(path)"))
-        default: return .failure(BusError(MPRIS.errorInvalidURI, "not a regular file: \(path)"))
+        case S_IFDIR: return .failure(URIProblem.noSuchFile("is a directory: \(path)"))
+        case S_IFIFO: return .failure(URIProblem.invalid("is a named pipe (FIFO), not a file reel can play: \(path)"))
+        default: return .failure(URIProblem.invalid("not a regular file: \(path)"))
         }
         guard access(path, R_OK) == 0 else {
-            return .failure(BusError(MPRIS.errorNoSuchFile, "not readable: \(path)"))
+            return .failure(URIProblem.noSuchFile("not readable: \(path)"))
         }
         return .success(url.absoluteString)
     }

@@ -1,7 +1,8 @@
 import ReelCore
 import ReelDBus
 import XCTest
-@testable import ReelMPRIS
+import ReelHarness
+import ReelMPRIS
 
 final class WidgetModelTests: XCTestCase {
     func signal(_ interface: String, _ member: String, _ args: [DBusValue]) throws -> Message {

@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import ReelCore
 import ReelDBus
+import ReelMPRIS
 
 /// What a lock-screen widget knows of the position: it listens to
 /// PropertiesChanged and Seeked and extrapolates between them, never polling.
