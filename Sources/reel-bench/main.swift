@@ -3,7 +3,7 @@ import ReelHarness
 import ReelMPRIS
 
 // make bench: reeld against mpv with mpv-mpris, on the same generated files,
-// on one private bus each. Prints a Markdown table for the README.
+// on one private bus each. Prints Markdown tables for docs/benchmark.md.
 
 func say(_ line: String) {
     FileHandle.standardError.write(Data((line + "\n").utf8))

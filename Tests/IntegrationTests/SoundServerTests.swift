@@ -109,7 +109,7 @@ final class SoundServerTests: DaemonTestCase {
     func testAChangeOfSampleRateReopensTheOutputWithoutHangingOnPipeWire() throws { try checkRateChange(on: .pipewire) }
     func testAChangeOfSampleRateReopensTheOutputWithoutHangingOnPulseAudio() throws { try checkRateChange(on: .pulse) }
 
-    /// 48 kHz then 44.1 kHz: mpv reopens the output (a gap, README), and
+    /// 48 kHz then 44.1 kHz: mpv reopens the output (a gap, docs/design.md), and
     /// playback goes on to the end (mpv #8904 reports a hang here with gapless).
     private func checkRateChange(on kind: SoundServer.Kind) throws {
         let first = try XCTUnwrap(media.gapless["flac"]?.first)

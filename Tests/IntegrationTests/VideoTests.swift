@@ -31,7 +31,7 @@ final class VideoTests: DaemonTestCase {
         try waitForWindow(on: display, shown: true, "after reel video on")
         XCTAssertEqual(try get("Video", MPRIS.reel), .boolean(true))
         // Turning it on resynchronises the video once its first frames are out,
-        // which may interrupt the sound (README): not measured here. Its Seeked,
+        // which may interrupt the sound (docs/design.md): not measured here. Its Seeked,
         // when there is one, comes before the next check.
         _ = waitForSignal(timeout: 2) { $0.member == "Seeked" }
         waitForQuiet(0.5)
