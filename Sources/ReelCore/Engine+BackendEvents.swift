@@ -28,7 +28,7 @@ extension Engine {
                 tracker.hold(at: position, now: now)
             }
             announce(now: now)
-            return [.seeked(position)] + (wasSeek ? save(now: now) : [])
+            return [.announce(.seeked(position))] + (wasSeek ? save(now: now) : [])
         case .position(let token, let sample):
             if token == incoming?.token {
                 incomingPosition(sample, now: now)
@@ -56,7 +56,7 @@ extension Engine {
                 if !loadPending {
                     tracker.runWhenHeard(from: tracker.position(at: now), now: now)
                     announce(now: now)
-                    return [.seeked(announced.position)]
+                    return [.announce(.seeked(announced.position))]
                 }
             default: break
             }
@@ -69,7 +69,7 @@ extension Engine {
             guard token == state.token, !currentEnded else { return [] }
             if let short = endedEarly(token, now: now) { return failed(token, reason: short, now: now) }
             queue.update(token.entry) { $0.resumeAt = 0 }
-            var effects: [Effect] = [.finished(token.entry)]
+            var effects: [Effect] = [.store(.finished(token.entry))]
             if queuedNext != nil {
                 // The backend goes on to the queued entry by itself, without a gap.
                 currentEnded = true
@@ -94,11 +94,11 @@ extension Engine {
                 $0.metadata.streamTitle = title
                 $0.metadata.station = station
             }
-            return [.trackMetadataChanged(token.entry)]
+            return [.announce(.trackMetadataChanged(token.entry)), .store(.learned(token.entry))]
         case .windowClosed:
             guard settings.video else { return [] }
             settings.video = false
-            return [.setVideo(false)]
+            return [.backend(.setVideo(false))]
         }
     }
 
@@ -136,7 +136,7 @@ extension Engine {
             failuresInARow = 0
             let loaded = state.token != nil
             enterStopped()
-            return effects + (loaded ? [.unload] : [])
+            return effects + (loaded ? [.backend(.unload)] : [])
         }
         if token == incoming?.token {
             incoming = nil
@@ -152,7 +152,7 @@ extension Engine {
             return start(next, play: play, now: now)
         }
         enterStopped()
-        return [.unload]
+        return [.backend(.unload)]
     }
 
     mutating func merge(_ tags: TrackMetadata, into id: EntryID) -> [Effect] {
@@ -169,7 +169,7 @@ extension Engine {
         guard merged != old else { return [] }
         // The entries of one file then share the box their tags came in.
         queue.update(id) { $0.metadata = merged == tags ? tags : merged }
-        return [.trackMetadataChanged(id)]
+        return [.announce(.trackMetadataChanged(id)), .store(.learned(id))]
     }
 
     /// Drops the stored position of every queued entry of a library item.
@@ -189,7 +189,7 @@ extension Engine {
     public mutating func replaceArt(_ url: String?, for id: EntryID) -> [Effect] {
         guard let entry = queue[id], entry.metadata.artURL != url else { return [] }
         queue.update(id) { $0.metadata.artURL = url }
-        return [.trackMetadataChanged(id)]
+        return [.announce(.trackMetadataChanged(id)), .store(.learned(id))]
     }
 
     /// Puts back a stored queue and settings (at start-up). The current entry
@@ -204,7 +204,7 @@ extension Engine {
         if !settings.shuffle && queue.isShuffled { queue.setShuffle(false, rng: &rng) }
         _ = queue.takeChanges()   // what was just read needs no writing (but a new shuffle order does)
         tracker.setRate(restored.rate, now: now)
-        var effects: [Effect] = [.setRate(restored.rate), .setVolume(restored.volume)]
+        var effects: [Effect] = [.backend(.setRate(restored.rate)), .backend(.setVolume(restored.volume))]
         if let current = queue.currentID {
             // The session comes back where it was, whatever the entry: this is no new play of it.
             effects += start(current, play: false, now: now, policy: .always)

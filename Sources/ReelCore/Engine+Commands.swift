@@ -24,10 +24,10 @@ extension Engine {
             guard queue[id] != nil else { return .failure(.noSuchTrack(id)) }
             return .success(start(id, play: true, now: now))
         case .clear:
-            let effects: [Effect] = state.token == nil ? [] : [.unload]
+            let effects: [Effect] = state.token == nil ? [] : [.backend(.unload)]
             queue.removeAll()
             enterStopped()
-            return .success(effects + [.trackListReplaced])
+            return .success(effects + [.announce(.trackListReplaced)])
         case .setRate(let rate):
             return setRate(rate, now: now)
         case .setVolume(let volume):
@@ -35,18 +35,18 @@ extension Engine {
             let clamped = min(max(volume, 0), Engine.maximumVolume)
             guard clamped != settings.volume else { return .success([]) }
             settings.volume = clamped
-            return .success([.setVolume(clamped)])
+            return .success([.backend(.setVolume(clamped))])
         case .setLoop(let loop):
             settings.loop = loop
             return .success([])
         case .setReplayGain(let mode):
             guard mode != settings.replayGain else { return .success([]) }
             settings.replayGain = mode
-            return .success([.setReplayGain(mode)])
+            return .success([.backend(.setReplayGain(mode))])
         case .setVideo(let on):
             guard on != settings.video else { return .success([]) }
             settings.video = on
-            return .success([.setVideo(on)])
+            return .success([.backend(.setVideo(on))])
         case .setShuffle(let on):
             guard on != settings.shuffle else { return .success([]) }
             settings.shuffle = on
@@ -63,12 +63,12 @@ extension Engine {
             return start(id, play: true, now: now)
         case .loading(let t, false):
             state = .loading(t, play: true)
-            return [.setPaused(false)]
+            return [.backend(.setPaused(false))]
         case .paused(let t):
             state = .playing(t)
             if !loadPending && !seekInFlight { tracker.runWhenHeard(from: tracker.position(at: now), now: now) }
             announce(now: now)
-            return [.setPaused(false)]
+            return [.backend(.setPaused(false))]
         case .loading(_, true), .playing, .buffering:
             return []
         }
@@ -80,10 +80,10 @@ extension Engine {
             state = .paused(t)
             if !seekInFlight { tracker.freeze(now: now) }
             announce(now: now)
-            return [.setPaused(true)] + save(now: now)
+            return [.backend(.setPaused(true))] + save(now: now)
         case .loading(let t, true):
             state = .loading(t, play: false)
-            return [.setPaused(true)]
+            return [.backend(.setPaused(true))]
         case .stopped, .paused, .loading(_, false):
             return []
         }
@@ -96,7 +96,7 @@ extension Engine {
         // the position, for the next time the item is queued.
         queue.update(id) { $0.resumeAt = 0 }
         enterStopped()
-        return [.unload] + saved
+        return [.backend(.unload)] + saved
     }
 
     /// Saves the current entry's position (on pause, stop, seek, track change, exit).
@@ -106,7 +106,7 @@ extension Engine {
         let position = max(tracker.position(at: now), 0)
         lastSave = now
         queue.update(id) { $0.resumeAt = position }
-        return [.savePosition(id, position)]
+        return [.store(.savePosition(id, position))]
     }
 
     /// What must be stored before the daemon exits.
@@ -161,7 +161,7 @@ extension Engine {
         let (position, finished) = Engine.resumePoint(entry, policy: policy ?? resumePolicy)
         if finished {
             queue.update(id) { $0.resumeAt = 0 }
-            effects.append(.finished(id))
+            effects.append(.store(.finished(id)))
         }
         queue.setCurrent(id)
         loadSerial += 1
@@ -178,7 +178,7 @@ extension Engine {
         queuedNext = nil   // a load replaces the backend's whole playlist
         queuedFrom = nil
         failedAhead = []
-        return effects + [.load(token, uri: entry.uri, start: position, paused: !play)]
+        return effects + [.backend(.load(token, uri: entry.uri, start: position, paused: !play))]
     }
 
     /// Where playing an entry starts: its stored position, when the policy
@@ -215,7 +215,7 @@ extension Engine {
         guard state.token != nil, seekable || target == 0 else { return [] }
         tracker.hold(at: target, now: now)   // until it lands: never ahead of what is heard
         seekInFlight = true
-        return [.seek(to: target)]
+        return [.backend(.seek(to: target))]
     }
 
     mutating func add(_ new: [NewEntry], after: EntryID?, atStart: Bool, play: Bool,
@@ -224,7 +224,7 @@ extension Engine {
         let added = queue.insert(new, after: after, atStart: atStart, rng: &rng)
         var effects: [Effect] = []
         for entry in added {
-            effects.append(.trackAdded(entry.id, after: previous))
+            effects.append(.announce(.trackAdded(entry.id, after: previous)))
             previous = entry.id
         }
         if play, let first = added.first {
@@ -242,12 +242,12 @@ extension Engine {
             if let successor {
                 effects += move(to: successor, now: now)
             } else {
-                if state.token != nil { effects.append(.unload) }
+                if state.token != nil { effects.append(.backend(.unload)) }
                 enterStopped()
             }
         }
         queue.remove(id)
-        return effects + [.trackRemoved(id)]
+        return effects + [.announce(.trackRemoved(id))]
     }
 
     mutating func setRate(_ rate: Double, now: MonotonicTime) -> Result<[Effect], CommandError> {
@@ -264,6 +264,6 @@ extension Engine {
         incoming?.tracker?.setRate(rate, now: now)
         announce(now: now)
         // playerctl ignores Rate; a Seeked makes it re-read the position.
-        return .success([.setRate(rate), .seeked(announced.position)])
+        return .success([.backend(.setRate(rate)), .announce(.seeked(announced.position))])
     }
 }

@@ -52,7 +52,7 @@ extension Engine {
             queuedFrom = nil
             guard queuedNext != nil else { return [] }
             queuedNext = nil
-            return [.unqueueNext]
+            return [.backend(.unqueueNext)]
         }
         let from = QueuedFrom(base: base, loop: settings.loop, revision: queue.revision, failedAhead: failedAhead)
         if from == queuedFrom { return [] }
@@ -61,13 +61,13 @@ extension Engine {
         if desired == queuedNext?.token.entry { return [] }
         guard let desired, let entry = queue[desired] else {
             queuedNext = nil
-            return [.unqueueNext]
+            return [.backend(.unqueueNext)]
         }
         loadSerial += 1
         let token = LoadToken(entry: desired, serial: loadSerial)
         let start = Engine.resumePoint(entry, policy: resumePolicy).start
         queuedNext = QueuedNext(token: token, start: start)
-        return [.queueNext(token, uri: entry.uri, start: start)]
+        return [.backend(.queueNext(token, uri: entry.uri, start: start))]
     }
 
     /// The next entry in play order that has not just failed; the same entry with Loop Track.
@@ -132,13 +132,13 @@ extension Engine {
         var effects: [Effect] = []
         if let entry = queue[arriving.token.entry], Engine.resumePoint(entry, policy: resumePolicy).finished {
             queue.update(entry.id) { $0.resumeAt = 0 }
-            effects.append(.finished(entry.id))
+            effects.append(.store(.finished(entry.id)))
         }
         if cutTail && arriving.seekable {
             tracker.hold(at: arriving.start, now: now)
             seekInFlight = true
             announce(now: now)
-            return effects + [.seek(to: arriving.start)]
+            return effects + [.backend(.seek(to: arriving.start))]
         }
         if play, let anchor = arriving.tracker?.anchor, anchor.running, anchor.position(at: now) >= arriving.start {
             tracker.run(anchor)   // heard now, as predicted
@@ -148,6 +148,6 @@ extension Engine {
             tracker.hold(at: arriving.start, now: now)
         }
         announce(now: now)
-        return effects + [.seeked(announced.position)]
+        return effects + [.announce(.seeked(announced.position))]
     }
 }

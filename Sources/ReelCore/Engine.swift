@@ -101,7 +101,7 @@ public struct Engine: Sendable {
         guard !tracker.awaitingAudio,
               abs(tracker.position(at: now) - announced.position(at: now)) > Engine.driftTolerance else { return [] }
         announce(now: now)
-        return [.seeked(announced.position)]
+        return [.announce(.seeked(announced.position))]
     }
 
     public var snapshot: Snapshot {

@@ -109,9 +109,20 @@ public enum BackendEvent: Equatable, Sendable {
     case windowClosed
 }
 
-/// What the caller must do after a step. The engine never does it itself.
+/// What the caller must do after a step, in order; each case names its consumer.
+/// The engine never does any of it itself.
 public enum Effect: Equatable, Sendable {
-    // Backend
+    /// For the player backend.
+    case backend(BackendCommand)
+    /// For the control buses, beyond what the snapshot shows.
+    case announce(Announcement)
+    /// For the library.
+    case store(StorageChange)
+    case log(String)
+}
+
+/// What the engine asks of the player backend.
+public enum BackendCommand: Equatable, Sendable {
     /// Replaces whatever the backend holds with this entry.
     case load(LoadToken, uri: String, start: MediaTime, paused: Bool)
     /// Queues the entry to follow the one playing (replacing any queued one),
@@ -126,16 +137,23 @@ public enum Effect: Equatable, Sendable {
     case setVolume(Double)
     case setReplayGain(ReplayGain)
     case setVideo(Bool)
-    // Announcements for the MPRIS adapter, in the order they happened
+}
+
+/// Events the control buses pass on to their clients, in the order they happened.
+public enum Announcement: Equatable, Sendable {
     case seeked(MediaTime)
     case trackAdded(EntryID, after: EntryID?)
     case trackRemoved(EntryID)
     case trackListReplaced
     case trackMetadataChanged(EntryID)
-    case log(String)
-    // Persistence, for the library
+}
+
+/// What the library keeps of playback.
+public enum StorageChange: Equatable, Sendable {
     /// Store where this entry's item stopped.
     case savePosition(EntryID, MediaTime)
     /// The entry's item was played to the end: from 0 next time, one more play.
     case finished(EntryID)
+    /// The entry learnt tags its item should keep.
+    case learned(EntryID)
 }

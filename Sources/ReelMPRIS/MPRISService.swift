@@ -248,7 +248,7 @@ public final class MPRISService {
 
     /// Emits, for one loop turn, the PropertiesChanged signals for whatever
     /// changed since the last call and the engine's announcements, then flushes.
-    public func publish(_ announcements: [Effect]) {
+    public func publish(_ announcements: [Announcement]) {
         let now = host.snapshot
         var changed: [(String, DBusValue)] = []
         func check<T: Equatable>(_ name: String, _ key: (Snapshot) -> T) {
@@ -305,8 +305,6 @@ public final class MPRISService {
             case .trackMetadataChanged(let id):
                 guard let entry = entry(id) else { continue }
                 emit(MPRIS.trackList, "TrackMetadataChanged", [.objectPath(TrackID.path(id)), MetadataMap.of(entry)])
-            default:
-                continue
             }
         }
         published = now

@@ -150,8 +150,8 @@ public final class MPVBackend {
 
     /// Performs a backend effect. A load that mpv refuses at once comes back
     /// as a `failed` event for the engine.
-    public func perform(_ effect: Effect) -> [BackendEvent] {
-        switch effect {
+    public func perform(_ request: BackendCommand) -> [BackendEvent] {
+        switch request {
         case .load(let token, let uri, let start, let paused):
             releaseHook()
             setFlag("pause", paused)
@@ -201,9 +201,6 @@ public final class MPVBackend {
             var value = strdup(on ? "auto" : "no")
             mpv_set_property_async(handle, 0, "vid", MPV_FORMAT_STRING, &value)
             free(value)
-        case .seeked, .trackAdded, .trackRemoved, .trackListReplaced, .trackMetadataChanged, .log, .savePosition,
-             .finished:
-            break
         }
         return []
     }

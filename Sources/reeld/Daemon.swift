@@ -20,7 +20,7 @@ final class Daemon: PlayerHost {
     private let connection: Connection
     private(set) var mpris: MPRISService?
     /// Engine announcements of this loop turn, for the MPRIS adapter.
-    private var announcements: [Effect] = []
+    private var announcements: [Announcement] = []
     private var quitting = false
     private let art: CoverArt
     /// Wakes the loop at the engine's deadline (a queued entry becoming audible).
@@ -128,32 +128,63 @@ final class Daemon: PlayerHost {
 
     // MARK: Effects
 
+    /// What performing effects gave back for the engine: a backend's
+    /// synchronous answer, an entry without a source, a cover found beside
+    /// the file. Fed only once every effect of the step that produced it is
+    /// performed, so that a stale effect of that step can never act after it.
+    private enum FollowUp {
+        case event(BackendEvent)
+        case art(EntryID, String?, replacing: Bool)
+    }
+    private var followUps: [FollowUp] = []
+    private var settling = false
+
+    /// Performs a step's effects in order, each by its consumer; then what they gave back.
     private func perform(_ effects: [Effect]) {
         for effect in effects {
             switch effect {
-            case .trackMetadataChanged(let id):
-                if let entry = engine.queue[id] { library.record(effect, entry: entry) }
-                announcements.append(effect)
-            case .trackAdded(let id, _):
-                announcements.append(effect)
-                if let entry = engine.queue[id] { prober.probeIfUnknown(entry) }
-            case .seeked, .trackRemoved, .trackListReplaced:
-                if trace { log("\(monotonicNow() % 100_000_000) announce \(effect)") }
-                announcements.append(effect)
+            case .backend(let command): send(command)
+            case .announce(let announcement):
+                if trace { log("\(monotonicNow() % 100_000_000) announce \(announcement)") }
+                announcements.append(announcement)
+                if case .trackAdded(let id, _) = announcement, let entry = engine.queue[id] { prober.probeIfUnknown(entry) }
+            case .store(let change):
+                let id = switch change { case .savePosition(let id, _), .finished(let id), .learned(let id): id }
+                if let entry = engine.queue[id] { library.record(change, entry: entry) }
             case .log(let line):
                 log(line)
-            case .savePosition(let id, _), .finished(let id):
-                if let entry = engine.queue[id] { library.record(effect, entry: entry) }
-            case .load(let token, _, let start, let paused):
-                guard let uri = playableURI(for: token, start: start) else { continue }
-                for event in backend.perform(.load(token, uri: uri, start: start, paused: paused)) { feed(event) }
-            case .queueNext(let token, _, let start):
-                guard let uri = playableURI(for: token, start: start) else { continue }
-                for event in backend.perform(.queueNext(token, uri: uri, start: start)) { feed(event) }
-            case .unload, .unqueueNext, .setPaused, .seek, .setRate, .setVolume, .setReplayGain, .setVideo:
-                for event in backend.perform(effect) { feed(event) }
             }
         }
+        settle()
+    }
+
+    /// Feeds the follow-ups, oldest first, with whatever their own effects give back.
+    private func settle() {
+        guard !settling else { return }
+        settling = true
+        defer { settling = false }
+        while !followUps.isEmpty {
+            switch followUps.removeFirst() {
+            case .event(let event): feed(event)
+            case .art(let entry, let art, replacing: true): perform(engine.replaceArt(art, for: entry))
+            case .art(let entry, let art, replacing: false): perform(engine.learn(TrackMetadata(artURL: art), for: entry))
+            }
+        }
+    }
+
+    /// Hands a command to the backend; a load gets the entry's source as the library resolves it now.
+    private func send(_ command: BackendCommand) {
+        var command = command
+        switch command {
+        case .load(let token, _, let start, let paused):
+            guard let uri = playableURI(for: token, start: start) else { return }
+            command = .load(token, uri: uri, start: start, paused: paused)
+        case .queueNext(let token, _, let start):
+            guard let uri = playableURI(for: token, start: start) else { return }
+            command = .queueNext(token, uri: uri, start: start)
+        default: break
+        }
+        followUps += backend.perform(command).map(FollowUp.event)
     }
 
     /// What to give the backend for an entry: its library source (local
@@ -162,16 +193,16 @@ final class Daemon: PlayerHost {
         guard let entry = engine.queue[token.entry] else { return nil }
         switch library.source(for: entry) {
         case .unplayable(let reason):
-            feed(.failed(token, reason: reason))
+            followUps.append(.event(.failed(token, reason: reason)))
             return nil
         case .uri(let uri):
             log((token == engine.queuedNext?.token ? "next: " : "playing ") + uri
                 + (start > 0 ? " from \(start / 1_000_000) s" : ""))
             if let art = entry.metadata.artURL, !CoverArt.exists(art) {
                 // A cover deleted since it was found: widgets would show a broken image.
-                perform(engine.replaceArt(CoverArt.beside(uri), for: token.entry))
+                followUps.append(.art(token.entry, CoverArt.beside(uri), replacing: true))
             } else if entry.metadata.artURL == nil, let art = CoverArt.beside(uri) {
-                perform(engine.learn(TrackMetadata(artURL: art), for: token.entry))
+                followUps.append(.art(token.entry, art, replacing: false))
             }
             return uri
         }

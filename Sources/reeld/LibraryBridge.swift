@@ -94,18 +94,17 @@ final class LibraryBridge {
     /// A position forgotten by the user: the library's row says so already.
     func forgetPosition(of item: Int64) { positions[item] = nil }
 
-    /// Notes what an effect asks to keep about `entry` (as it was then).
-    func record(_ effect: Effect, entry: QueueEntry) {
+    /// Notes what the engine asks to keep about `entry` (as it was then).
+    func record(_ change: StorageChange, entry: QueueEntry) {
         guard let id = entry.itemID else { return }
-        switch effect {
+        switch change {
         case .savePosition(_, let position):
             batch.items.append(.position(id, position))
             positions[id] = position
         case .finished:
             batch.items.append(.finished(id))
             positions[id] = 0
-        case .trackMetadataChanged: batch.items.append(.learned(id, entry.metadata))
-        default: break
+        case .learned: batch.items.append(.learned(id, entry.metadata))
         }
     }
 

@@ -125,3 +125,31 @@ final class PersistenceTests: DaemonTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: libraryPath + "-wal"))
     }
 }
+
+extension PersistenceTests {
+    /// GoTo an entry whose item has no source left (its file deleted, no URL):
+    /// it fails, and the entry after it plays once, then the one after that.
+    /// The engine asked for [load A, queue B]; A's failure moved it on to
+    /// [load B, queue C]: the queueing of B, performed after, must not win.
+    func testAnEntryWithoutASourceUnderGaplessLetsTheNextPlayOnce() throws {
+        let gone = home.appendingPathComponent("gone.ogg")
+        try FileManager.default.copyItem(at: media.tones[0], to: gone)
+        try Library(path: libraryPath).add(ProbedItem(title: "Gone", localPath: gone.path))
+        try startPlaying([media.tones[3], gone, media.tones[1], media.tones[2]])
+        let ids = try tracks()
+        try FileManager.default.removeItem(at: gone)
+        drainSignals()
+        try call(MPRIS.trackList, "GoTo", [.objectPath(ids[1])])
+        try waitForTitle("Tone 2")
+        try waitForStart()
+        try player("SetPosition", [.objectPath(ids[2]), .int64(7_700_000)])
+        var titles: [String] = []
+        while let changed = waitForChange("Metadata"), let title = changed["Metadata"]?.dictionary?["xesam:title"]?.string {
+            titles.append(title)
+            if title == "Tone 3" { break }
+        }
+        XCTAssertEqual(titles, ["Tone 3"], "after Tone 2 comes Tone 3, not Tone 2 again")
+        XCTAssertEqual(try trackID(), ids[3])
+        XCTAssertTrue(daemon!.text.contains("no playable source"), daemon!.text)
+    }
+}

@@ -16,7 +16,7 @@ final class EngineGaplessTests: XCTestCase {
         var h = Harness(uris: uris, play: true)
         XCTAssertEqual(h.backend.queued?.token.entry, h.id(2), "queued with the load")
         h.finishLoad()
-        XCTAssertFalse(h.effects.contains { if case .queueNext = $0 { true } else { false } }, "not again per event")
+        XCTAssertFalse(h.effects.contains { if case .backend(.queueNext) = $0 { true } else { false } }, "not again per event")
         h.command(.setLoop(.track))
         XCTAssertEqual(h.backend.queued?.token.entry, h.id(1))
         h.command(.setLoop(.none))
@@ -25,7 +25,7 @@ final class EngineGaplessTests: XCTestCase {
         XCTAssertEqual(h.backend.queued?.token.entry, h.id(2), "removing the queued entry queues the next (entry 3, now second)")
         h.command(.remove(h.id(2)))
         XCTAssertNil(h.backend.queued, "the last entry: nothing to queue")
-        XCTAssertTrue(h.effects.contains(.unqueueNext))
+        XCTAssertTrue(h.effects.contains(.backend(.unqueueNext)))
         h.command(.add(uris: ["file:///4.ogg"], play: false))
         XCTAssertEqual(h.backend.queued?.uri, "file:///4.ogg", "appending after the last entry queues it")
     }
@@ -96,7 +96,7 @@ final class EngineGaplessTests: XCTestCase {
         h.playIntoQueued(tail: 300_000)
         h.command(.next)
         XCTAssertEqual(h.currentID, h.id(2), "what the user hears next, not the one after")
-        XCTAssertEqual(h.playbackEffects, [.seek(to: 0)])
+        XCTAssertEqual(h.playbackEffects, [.backend(.seek(to: 0))])
         XCTAssertNil(h.load)
     }
 

@@ -4,7 +4,7 @@ import XCTest
 /// What the engine asks the library to store, and how it resumes.
 final class EnginePersistenceTests: XCTestCase {
     func saved(_ h: Harness) -> [MediaTime] {
-        h.effects.compactMap { if case .savePosition(_, let p) = $0 { p } else { nil } }
+        h.effects.compactMap { if case .store(.savePosition(_, let p)) = $0 { p } else { nil } }
     }
 
     func entry(resumeAt: MediaTime, length: MediaTime?) -> QueueEntry {
@@ -47,7 +47,7 @@ final class EnginePersistenceTests: XCTestCase {
         h.command(.add(entries: [NewEntry(uri: "file:///a", metadata: TrackMetadata(length: 60_000_000),
                                           resumeAt: 55_000_000)], after: nil, atStart: false, play: true))
         XCTAssertEqual(h.load?.start, 0)
-        XCTAssertTrue(h.effects.contains(.finished(h.id(1))))
+        XCTAssertTrue(h.effects.contains(.store(.finished(h.id(1)))))
     }
 
     func testPositionIsSavedOnPauseStopSeekAndTrackChange() {
@@ -66,7 +66,7 @@ final class EnginePersistenceTests: XCTestCase {
         h.hear(from: 7_000_000)
         h.advance(ms: 460)
         h.command(.next)
-        XCTAssertEqual(h.effects.first, .savePosition(h.id(1), 7_500_000), "the entry left behind")
+        XCTAssertEqual(h.effects.first, .store(.savePosition(h.id(1), 7_500_000)), "the entry left behind")
         h.finishLoad()
         h.advance(ms: 260)
         h.command(.stop)
@@ -134,8 +134,8 @@ final class EnginePersistenceTests: XCTestCase {
         h.advance(ms: 9000)
         let first = h.id(1)
         h.event(.endOfFile(h.token))
-        XCTAssertTrue(h.effects.contains(.finished(first)))
-        XCTAssertFalse(h.effects.contains { if case .savePosition(first, _) = $0 { true } else { false } })
+        XCTAssertTrue(h.effects.contains(.store(.finished(first))))
+        XCTAssertFalse(h.effects.contains { if case .store(.savePosition(first, _)) = $0 { true } else { false } })
         XCTAssertEqual(h.engine.queue[first]?.resumeAt, 0)
     }
 
@@ -144,7 +144,7 @@ final class EnginePersistenceTests: XCTestCase {
         XCTAssertEqual(h.engine.checkpoint(now: h.now), [], "nothing started yet: nothing to store")
         h.finishLoad()
         h.advance(ms: 1194)
-        XCTAssertEqual(h.engine.checkpoint(now: h.now), [.savePosition(h.id(1), 1_234_000)])
+        XCTAssertEqual(h.engine.checkpoint(now: h.now), [.store(.savePosition(h.id(1), 1_234_000))])
     }
 
     func testRestoreBringsBackQueueSettingsAndAPausedCurrentEntry() {
@@ -165,8 +165,8 @@ final class EnginePersistenceTests: XCTestCase {
         XCTAssertEqual(engine.queue.playOrder.map { engine.queue[$0]!.itemID }, [3, 2, 1])
         XCTAssertEqual(engine.queue.nextID, 8, "new entries continue the stored ids")
         XCTAssertEqual(engine.settings, settings)
-        XCTAssertTrue(effects.contains(.setRate(1.5)))
-        XCTAssertTrue(effects.contains { if case .load(_, "file:///2", 4_000_000, true) = $0 { true } else { false } })
+        XCTAssertTrue(effects.contains(.backend(.setRate(1.5))))
+        XCTAssertTrue(effects.contains { if case .backend(.load(_, "file:///2", 4_000_000, true)) = $0 { true } else { false } })
         XCTAssertEqual(engine.snapshot.status, "Paused")
     }
 }

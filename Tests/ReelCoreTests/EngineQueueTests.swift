@@ -46,7 +46,7 @@ final class EngineQueueTests: XCTestCase {
         h.finishLoad()
         XCTAssertFalse(h.engine.snapshot.canGoNext, "CanGoNext is false on the last entry with LoopStatus None")
         h.event(.endOfFile(h.token))
-        XCTAssertEqual(h.playbackEffects, [.unload])
+        XCTAssertEqual(h.playbackEffects, [.backend(.unload)])
         XCTAssertEqual(h.status, "Stopped")
     }
 
@@ -128,7 +128,7 @@ final class EngineQueueTests: XCTestCase {
         h.finishLoad()
         let removed = h.id(1)
         h.command(.remove(removed))
-        XCTAssertEqual(h.playbackEffects.last, .trackRemoved(removed))
+        XCTAssertEqual(h.playbackEffects.last, .announce(.trackRemoved(removed)))
         XCTAssertEqual(h.token.entry, h.engine.queue.entries[0].id)
         XCTAssertEqual(h.engine.queue.entries.count, 2)
     }
@@ -137,7 +137,7 @@ final class EngineQueueTests: XCTestCase {
         var h = Harness(uris: ["file:///only.ogg"], play: true)
         h.finishLoad()
         h.command(.remove(h.id(1)))
-        XCTAssertEqual(h.playbackEffects, [.unload, .trackRemoved(EntryID(1))])
+        XCTAssertEqual(h.playbackEffects, [.backend(.unload), .announce(.trackRemoved(EntryID(1)))])
         XCTAssertEqual(h.status, "Stopped")
         XCTAssertNil(h.currentID)
     }
@@ -154,9 +154,9 @@ final class EngineQueueTests: XCTestCase {
     func testAddAnnouncesEachTrackAfterItsPredecessor() {
         var h = Harness(uris: uris)
         h.command(.add(uris: ["file:///4", "file:///5"], after: nil, atStart: false, play: false))
-        XCTAssertEqual(h.playbackEffects, [.trackAdded(EntryID(4), after: EntryID(3)), .trackAdded(EntryID(5), after: EntryID(4))])
+        XCTAssertEqual(h.playbackEffects, [.announce(.trackAdded(EntryID(4), after: EntryID(3))), .announce(.trackAdded(EntryID(5), after: EntryID(4)))])
         h.command(.add(uris: ["file:///0"], after: nil, atStart: true, play: false))
-        XCTAssertEqual(h.playbackEffects, [.trackAdded(EntryID(6), after: nil)])
+        XCTAssertEqual(h.playbackEffects, [.announce(.trackAdded(EntryID(6), after: nil))])
     }
 
     func testOpenUriStyleAddPlaysTheNewEntry() {
@@ -171,7 +171,7 @@ final class EngineQueueTests: XCTestCase {
         var h = Harness(uris: uris, play: true)
         h.finishLoad()
         h.command(.clear)
-        XCTAssertEqual(h.playbackEffects, [.unload, .trackListReplaced])
+        XCTAssertEqual(h.playbackEffects, [.backend(.unload), .announce(.trackListReplaced)])
         XCTAssertTrue(h.engine.queue.isEmpty)
         XCTAssertEqual(h.status, "Stopped")
     }
@@ -200,8 +200,9 @@ final class EngineQueueTests: XCTestCase {
     func testMetadataChangesAreAnnouncedOnlyWhenSomethingChanged() {
         var h = Harness(uris: uris, play: true)
         h.event(.loaded(h.token, TrackMetadata(title: "T", artists: ["A"], length: 1_000_000), seekable: true))
-        XCTAssertEqual(h.playbackEffects, [.trackMetadataChanged(h.id(1))])
-        XCTAssertEqual(h.engine.learn(TrackMetadata(artURL: "file:///cover.jpg"), for: h.id(1)), [.trackMetadataChanged(h.id(1))])
+        XCTAssertEqual(h.playbackEffects, [.announce(.trackMetadataChanged(h.id(1)))])
+        XCTAssertEqual(h.engine.learn(TrackMetadata(artURL: "file:///cover.jpg"), for: h.id(1)),
+                       [.announce(.trackMetadataChanged(h.id(1))), .store(.learned(h.id(1)))])
         XCTAssertEqual(h.engine.learn(TrackMetadata(artURL: "file:///cover.jpg"), for: h.id(1)), [], "same art: nothing to say")
     }
 }

@@ -14,13 +14,13 @@ final class EngineSeekTests: XCTestCase {
         var h = playing()
         h.advance(ms: 960)
         h.command(.seek(by: 2_000_000))
-        XCTAssertEqual(h.playbackEffects, [.seek(to: 3_000_000)], "no Seeked before the seek completes")
+        XCTAssertEqual(h.playbackEffects, [.backend(.seek(to: 3_000_000))], "no Seeked before the seek completes")
         XCTAssertEqual(h.position, 3_000_000, "the target, held: never ahead of what is heard")
         h.advance(ms: 5)
         h.event(.position(h.token, 1_004_000))
         XCTAssertEqual(h.playbackEffects, [], "positions from before the landing are not truth")
         h.event(.restarted(h.token, position: 2_990_000))
-        XCTAssertEqual(h.playbackEffects, [.seeked(2_990_000)])
+        XCTAssertEqual(h.playbackEffects, [.announce(.seeked(2_990_000))])
         h.hear(from: 2_990_000)
         XCTAssertEqual(h.playbackEffects, [], "heard at once: widgets already run from the landing")
         h.advance(ms: 100)
@@ -31,7 +31,7 @@ final class EngineSeekTests: XCTestCase {
         var h = playing()
         h.advance(ms: 1000)
         h.command(.seek(by: -5_000_000))
-        XCTAssertEqual(h.playbackEffects, [.seek(to: 0)])
+        XCTAssertEqual(h.playbackEffects, [.backend(.seek(to: 0))])
     }
 
     func testSeekPastTheEndActsLikeNext() {
@@ -50,7 +50,7 @@ final class EngineSeekTests: XCTestCase {
         h.command(.setPosition(h.id(1), 10_000_001))
         XCTAssertEqual(h.playbackEffects, [], "past the length")
         h.command(.setPosition(h.id(1), 4_000_000))
-        XCTAssertEqual(h.playbackEffects, [.seek(to: 4_000_000)])
+        XCTAssertEqual(h.playbackEffects, [.backend(.seek(to: 4_000_000))])
     }
 
     func testSeekingAnUnseekableStreamDoesNothing() {
@@ -74,7 +74,7 @@ final class EngineSeekTests: XCTestCase {
             h.event(.position(h.token, h.position + late))
         }
         let truth = h.position
-        XCTAssertEqual(h.playbackEffects, [.seeked(truth)], "three samples 50 ms behind: that is real")
+        XCTAssertEqual(h.playbackEffects, [.announce(.seeked(truth))], "three samples 50 ms behind: that is real")
         h.advance(ms: 10)
         XCTAssertEqual(h.position, truth + 10_000)
     }
@@ -83,7 +83,7 @@ final class EngineSeekTests: XCTestCase {
         var h = playing()
         h.advance(ms: 1000)
         h.event(.position(h.token, 5_000_000))
-        XCTAssertEqual(h.playbackEffects, [.seeked(5_000_000)])
+        XCTAssertEqual(h.playbackEffects, [.announce(.seeked(5_000_000))])
     }
 
     func testBufferingHoldsTheAnchorAndResumingAnnouncesIt() {
@@ -95,7 +95,7 @@ final class EngineSeekTests: XCTestCase {
         h.advance(ms: 3000)
         XCTAssertEqual(h.position, 1_000_000)
         h.event(.buffering(h.token, false))
-        XCTAssertEqual(h.playbackEffects, [.seeked(1_000_000)])
+        XCTAssertEqual(h.playbackEffects, [.announce(.seeked(1_000_000))])
         h.hear(from: 1_000_000)
         h.advance(ms: 100)
         XCTAssertEqual(h.position, 1_140_000)
@@ -109,7 +109,7 @@ final class EngineSeekTests: XCTestCase {
         h.advance(ms: 3500)
         h.command(.previous)
         XCTAssertEqual(h.engine.queue.currentID, h.id(2))
-        XCTAssertEqual(h.playbackEffects, [.seek(to: 0)], "more than 3 s in: restart")
+        XCTAssertEqual(h.playbackEffects, [.backend(.seek(to: 0))], "more than 3 s in: restart")
         h.event(.restarted(h.token, position: 0))
         h.advance(ms: 1000)
         h.command(.previous)
@@ -121,6 +121,6 @@ final class EngineSeekTests: XCTestCase {
         var h = playing()
         h.advance(ms: 1000)
         h.command(.previous)
-        XCTAssertEqual(h.playbackEffects, [.seek(to: 0)])
+        XCTAssertEqual(h.playbackEffects, [.backend(.seek(to: 0))])
     }
 }

@@ -9,7 +9,7 @@ final class EngineStreamTitleTests: XCTestCase {
         let token = h.token
         let tagged = h.engine.queue[token.entry]?.metadata.title
         h.event(.streamTitle(token, title: "Band - Song", station: "Radio"))
-        XCTAssertEqual(h.effects, [.trackMetadataChanged(token.entry)])
+        XCTAssertEqual(h.effects, [.announce(.trackMetadataChanged(token.entry)), .store(.learned(token.entry))])
         let metadata = h.engine.queue[token.entry]?.metadata
         XCTAssertEqual(metadata?.streamTitle, "Band - Song")
         XCTAssertEqual(metadata?.station, "Radio")

@@ -12,7 +12,8 @@ struct FakeBackend {
     var seeks: [MediaTime] = []
 
     mutating func apply(_ effect: Effect) {
-        switch effect {
+        guard case .backend(let command) = effect else { return }
+        switch command {
         case .load(let t, let u, _, let p): token = t; uri = u; paused = p; queued = nil
         case .queueNext(let t, let u, let s): queued = (t, u, s)
         case .unqueueNext: queued = nil
@@ -21,7 +22,7 @@ struct FakeBackend {
         case .seek(let target): seeks.append(target)
         case .setRate(let r): rate = r
         case .setVolume(let v): volume = v
-        default: break
+        case .setReplayGain, .setVideo: break
         }
     }
 }
@@ -107,14 +108,14 @@ struct Harness {
     var token: LoadToken { backend.token! }
     /// The load among the last effects, if any.
     var load: (token: LoadToken, uri: String, start: MediaTime, paused: Bool)? {
-        for case .load(let t, let u, let s, let p) in effects { return (t, u, s, p) }
+        for case .backend(.load(let t, let u, let s, let p)) in effects { return (t, u, s, p) }
         return nil
     }
     /// The last effects without the persistence ones and the queueing, for tests about playback.
     var playbackEffects: [Effect] {
         effects.filter {
             switch $0 {
-            case .savePosition, .finished, .queueNext, .unqueueNext: false
+            case .store, .backend(.queueNext), .backend(.unqueueNext): false
             default: true
             }
         }
@@ -123,7 +124,7 @@ struct Harness {
     var currentID: EntryID? { engine.queue.currentID }
     var position: MediaTime { engine.position(at: now) }
     var seekedPositions: [MediaTime] {
-        effects.compactMap { if case .seeked(let p) = $0 { p } else { nil } }
+        effects.compactMap { if case .announce(.seeked(let p)) = $0 { p } else { nil } }
     }
     func id(_ n: Int) -> EntryID { engine.queue.entries[n - 1].id }
 }
