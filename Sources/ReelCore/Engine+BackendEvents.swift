@@ -9,19 +9,20 @@ extension Engine {
                 incoming?.seekable = canSeek
                 return merge(metadata, into: token.entry)
             }
-            guard case .loading(token, let play) = state else { return [] }
-            state = play ? .playing(token) : .paused(token)
-            seekable = canSeek
+            guard case .loading(var load, let play) = state, load.token == token else { return [] }
+            load.seekable = canSeek
+            state = play ? .playing(load) : .paused(load)
             failuresInARow = 0
             // A stream (re)opened: the title it had before no longer holds.
             queue.update(token.entry) { $0.metadata.streamTitle = nil }
             return merge(metadata, into: token.entry)
         case .restarted(let token, let position):
             if token == incoming?.token { return incomingRestarted(at: position, now: now) }
-            guard token == state.token, seekInFlight || loadPending else { return [] }
-            let wasSeek = seekInFlight
-            seekInFlight = false
-            loadPending = false
+            guard var load = state.load, load.token == token, load.seekInFlight || load.pending else { return [] }
+            let wasSeek = load.seekInFlight
+            load.seekInFlight = false
+            load.pending = false
+            state.load = load
             if case .playing = state {
                 tracker.runWhenHeard(from: position, now: now)
             } else {
@@ -34,7 +35,7 @@ extension Engine {
                 incomingPosition(sample, now: now)
                 return []
             }
-            guard token == state.token, !seekInFlight, !loadPending else { return [] }
+            guard let load = state.load, load.token == token, !load.seekInFlight, !load.pending else { return [] }
             switch state {
             case .playing, .paused: break
             case .stopped, .loading, .buffering: return []
@@ -48,12 +49,12 @@ extension Engine {
             return effects
         case .buffering(let token, let stalled):
             switch (state, stalled) {
-            case (.playing(token), true):
-                state = .buffering(token)
+            case (.playing(let load), true) where load.token == token:
+                state = .buffering(load)
                 tracker.freeze(now: now)
-            case (.buffering(token), false):
-                state = .playing(token)
-                if !loadPending {
+            case (.buffering(let load), false) where load.token == token:
+                state = .playing(load)
+                if !load.pending {
                     tracker.runWhenHeard(from: tracker.position(at: now), now: now)
                     announce(now: now)
                     return [.announce(.seeked(announced.position))]
@@ -66,22 +67,22 @@ extension Engine {
                 // Shorter than the audio still buffered before it: it was heard all the same.
                 return completeSwitch(now: now, cutTail: false) + apply(event, now: now)
             }
-            guard token == state.token, !currentEnded else { return [] }
+            guard let load = state.load, load.token == token, !load.ended else { return [] }
             if let short = endedEarly(token, now: now) { return failed(token, reason: short, now: now) }
             queue.update(token.entry) { $0.resumeAt = 0 }
             var effects: [Effect] = [.store(.finished(token.entry))]
             if queuedNext != nil {
                 // The backend goes on to the queued entry by itself, without a gap.
-                currentEnded = true
+                state.load?.ended = true
                 return effects
             }
-            loadPending = true   // nothing more to save for this entry
+            state.load?.pending = true   // nothing more to save for this entry
             effects += entryEnded(token.entry, play: true, now: now)
             return effects
         case .idle:
             // The backend stopped instead of starting the queued entry (it was
             // queued too late): load it the ordinary way.
-            guard currentEnded, incoming == nil, let current = state.token else { return [] }
+            guard state.load?.ended == true, incoming == nil, let current = state.token else { return [] }
             queuedNext = nil
             return entryEnded(current.entry, play: state.wantsToPlay, now: now)
         case .failed(let token, let reason):
@@ -118,7 +119,7 @@ extension Engine {
     }
 
     private mutating func failed(_ token: LoadToken, reason: String, now: MonotonicTime) -> [Effect] {
-        let known = [state.token, incoming?.token, queuedNext?.token, switchedFrom].contains(token)
+        let known = [state.token, incoming?.token, queuedNext?.token, state.load?.switchedFrom].contains(token)
         guard known, let entry = queue[token.entry] else { return [] }
         queue.update(token.entry) { $0.lastError = reason }
         lastError = "\(entry.displayTitle): \(reason)"
@@ -126,7 +127,7 @@ extension Engine {
         if token == queuedNext?.token {
             // Found out before its turn: queue the one after it instead.
             queuedNext = nil
-            failedAhead.insert(token.entry)
+            state.load?.failedAhead.insert(token.entry)
             return effects
         }
         guard token == state.token || token == incoming?.token else { return effects }
@@ -140,7 +141,7 @@ extension Engine {
         }
         if token == incoming?.token {
             incoming = nil
-            failedAhead.insert(token.entry)
+            state.load?.failedAhead.insert(token.entry)
             if queuedNext != nil { return effects }   // the backend goes on to the one after it
         }
         return effects + entryEnded(token.entry, play: state.wantsToPlay, now: now, failed: true)

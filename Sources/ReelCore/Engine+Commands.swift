@@ -66,7 +66,7 @@ extension Engine {
             return [.backend(.setPaused(false))]
         case .paused(let t):
             state = .playing(t)
-            if !loadPending && !seekInFlight { tracker.runWhenHeard(from: tracker.position(at: now), now: now) }
+            if !t.pending && !t.seekInFlight { tracker.runWhenHeard(from: tracker.position(at: now), now: now) }
             announce(now: now)
             return [.backend(.setPaused(false))]
         case .loading(_, true), .playing, .buffering:
@@ -78,7 +78,7 @@ extension Engine {
         switch state {
         case .playing(let t), .buffering(let t):
             state = .paused(t)
-            if !seekInFlight { tracker.freeze(now: now) }
+            if !t.seekInFlight { tracker.freeze(now: now) }
             announce(now: now)
             return [.backend(.setPaused(true))] + save(now: now)
         case .loading(let t, true):
@@ -102,7 +102,8 @@ extension Engine {
     /// Saves the current entry's position (on pause, stop, seek, track change, exit).
     /// A live stream has no position to come back to: it cannot seek.
     mutating func save(now: MonotonicTime) -> [Effect] {
-        guard let id = state.token?.entry, !loadPending, !currentEnded, seekable else { return [] }
+        guard let load = state.load, !load.pending, !load.ended, load.seekable else { return [] }
+        let id = load.token.entry
         let position = max(tracker.position(at: now), 0)
         lastSave = now
         queue.update(id) { $0.resumeAt = position }
@@ -118,12 +119,7 @@ extension Engine {
         state = .stopped
         tracker.hold(at: 0, now: tracker.anchor.at)
         announced = tracker.anchor
-        seekable = false
-        seekInFlight = false
-        loadPending = false
-        currentEnded = false
         incoming = nil
-        failedAhead = []
     }
 
     mutating func next(now: MonotonicTime) -> [Effect] {
@@ -166,18 +162,12 @@ extension Engine {
         queue.setCurrent(id)
         loadSerial += 1
         let token = LoadToken(entry: id, serial: loadSerial)
-        state = .loading(token, play: play)
+        state = .loading(CurrentLoad(token: token), play: play)
         tracker.hold(at: position, now: now)
         announce(now: now)
-        seekable = false
-        seekInFlight = false
-        loadPending = true
-        currentEnded = false
         incoming = nil
-        switchedFrom = nil
         queuedNext = nil   // a load replaces the backend's whole playlist
         queuedFrom = nil
-        failedAhead = []
         return effects + [.backend(.load(token, uri: entry.uri, start: position, paused: !play))]
     }
 
@@ -202,7 +192,7 @@ extension Engine {
     }
 
     mutating func seek(by offset: MediaTime, now: MonotonicTime) -> [Effect] {
-        guard state.token != nil, seekable else { return [] }
+        guard state.load?.seekable == true else { return [] }
         let (target, overflow) = tracker.position(at: now).addingReportingOverflow(offset)
         if overflow { return offset > 0 ? next(now: now) : seek(to: 0, now: now) }
         if let length = queue.current?.metadata.length, target >= length {
@@ -212,9 +202,9 @@ extension Engine {
     }
 
     mutating func seek(to target: MediaTime, now: MonotonicTime) -> [Effect] {
-        guard state.token != nil, seekable || target == 0 else { return [] }
+        guard let load = state.load, load.seekable || target == 0 else { return [] }
         tracker.hold(at: target, now: now)   // until it lands: never ahead of what is heard
-        seekInFlight = true
+        state.load?.seekInFlight = true
         return [.backend(.seek(to: target))]
     }
 

@@ -47,14 +47,14 @@ extension Engine {
     mutating func syncQueuedNext() -> [Effect] {
         // Between the end of the current entry and the start of the queued
         // one, the backend is already committed to it.
-        if currentEnded && incoming == nil { return [] }
+        if state.load?.ended == true && incoming == nil { return [] }
         guard let base = backendLoad else {
             queuedFrom = nil
             guard queuedNext != nil else { return [] }
             queuedNext = nil
             return [.backend(.unqueueNext)]
         }
-        let from = QueuedFrom(base: base, loop: settings.loop, revision: queue.revision, failedAhead: failedAhead)
+        let from = QueuedFrom(base: base, loop: settings.loop, revision: queue.revision, failedAhead: state.load?.failedAhead ?? [])
         if from == queuedFrom { return [] }
         queuedFrom = from
         let desired = nextToQueue(after: base.entry)
@@ -72,6 +72,7 @@ extension Engine {
 
     /// The next entry in play order that has not just failed; the same entry with Loop Track.
     private func nextToQueue(after base: EntryID) -> EntryID? {
+        let failedAhead = state.load?.failedAhead ?? []
         if settings.loop == .track { return failedAhead.contains(base) ? nil : base }
         var candidate = base
         for _ in 0..<max(failedAhead.count + 1, 1) {
@@ -91,7 +92,7 @@ extension Engine {
         }
         let start = queuedNext?.token == token ? queuedNext!.start : 0
         if queuedNext?.token == token { queuedNext = nil }
-        currentEnded = true
+        state.load?.ended = true
         incoming = Incoming(token: token, start: start)
         return []
     }
@@ -118,15 +119,13 @@ extension Engine {
     mutating func completeSwitch(now: MonotonicTime, cutTail: Bool) -> [Effect] {
         guard let arriving = incoming else { return [] }
         incoming = nil
-        switchedFrom = state.token
-        currentEnded = false
-        failedAhead = []
         failuresInARow = 0
-        seekInFlight = false
-        loadPending = false
+        var load = CurrentLoad(token: arriving.token)
+        load.pending = false
+        load.seekable = arriving.seekable
+        load.switchedFrom = state.token
         let play = state.wantsToPlay
-        state = play ? .playing(arriving.token) : .paused(arriving.token)
-        seekable = arriving.seekable
+        state = play ? .playing(load) : .paused(load)
         queue.setCurrent(arriving.token.entry)
         lastSave = now
         var effects: [Effect] = []
@@ -136,7 +135,7 @@ extension Engine {
         }
         if cutTail && arriving.seekable {
             tracker.hold(at: arriving.start, now: now)
-            seekInFlight = true
+            state.load?.seekInFlight = true
             announce(now: now)
             return effects + [.backend(.seek(to: arriving.start))]
         }

@@ -28,25 +28,12 @@ public struct Engine: Sendable {
     public internal(set) var settings = Settings()
     /// Set at start-up from the configuration.
     public var resumePolicy = ResumePolicy.standard
-    public internal(set) var seekable = false
     public internal(set) var lastError: String?
     /// The entry queued in the backend to follow the current one without a gap.
     public internal(set) var queuedNext: QueuedNext?
     /// The queued entry once the backend has moved on to it, until it is heard.
     public internal(set) var incoming: Incoming?
 
-    /// A seek was sent and has not landed; Seeked waits for its real position.
-    var seekInFlight = false
-    /// The current load has not started playing yet (no `restarted`).
-    var loadPending = false
-    /// The backend has finished the current entry; its last buffered audio may
-    /// still be playing while the queued entry starts.
-    var currentEnded = false
-    /// Queued entries that failed while the current one plays: skipped when queueing.
-    var failedAhead: Set<EntryID> = []
-    /// The load that was current until the last gapless switch: its failure,
-    /// reported late, is still news.
-    var switchedFrom: LoadToken?
     /// What the queued entry was chosen from, so that it is chosen again only when that changes.
     var queuedFrom: QueuedFrom?
     var failuresInARow = 0
@@ -118,7 +105,7 @@ public struct Engine: Sendable {
             canGoPrevious: current.map { queue.entry(before: $0.id, wrap: settings.loop == .playlist) != nil || loaded } ?? false,
             canPlay: !queue.isEmpty,
             canPause: current != nil,
-            canSeek: loaded && seekable,
+            canSeek: state.load?.seekable ?? false,
             queueRevision: queue.revision,
             queueCount: queue.count,
             lastError: lastError,
@@ -132,8 +119,8 @@ extension Engine {
     /// What playback waits for, so that a client can say so at once.
     var activity: String? {
         switch state {
-        case .loading(let token, true):
-            guard let entry = queue[token.entry], entry.isRemote else { return nil }
+        case .loading(let load, true):
+            guard let entry = queue[load.token.entry], entry.isRemote else { return nil }
             return "connecting to " + (URLParts.host(of: entry.uri) ?? "the server")
         case .buffering: return "buffering"
         default: return nil

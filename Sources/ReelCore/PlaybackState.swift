@@ -3,21 +3,37 @@ public enum PlaybackState: Equatable, Sendable {
     /// Nothing is loaded in the backend; the position is 0.
     case stopped
     /// A load is under way; `play` says whether playback starts once it is ready.
-    case loading(LoadToken, play: Bool)
+    case loading(CurrentLoad, play: Bool)
     /// Loaded and advancing.
-    case playing(LoadToken)
+    case playing(CurrentLoad)
     /// Loaded and held.
-    case paused(LoadToken)
+    case paused(CurrentLoad)
     /// Meant to play but stalled for data; the position is held.
-    case buffering(LoadToken)
+    case buffering(CurrentLoad)
 
-    /// The load that events must match; nil when nothing is loaded.
-    public var token: LoadToken? {
-        switch self {
-        case .stopped: nil
-        case .loading(let t, _), .playing(let t), .paused(let t), .buffering(let t): t
+    /// The current load, whatever the phase; nil when stopped. Setting it
+    /// keeps the phase (and does nothing when stopped).
+    public internal(set) var load: CurrentLoad? {
+        get {
+            switch self {
+            case .stopped: nil
+            case .loading(let load, _), .playing(let load), .paused(let load), .buffering(let load): load
+            }
+        }
+        set {
+            guard let newValue else { return }
+            switch self {
+            case .stopped: break
+            case .loading(_, let play): self = .loading(newValue, play: play)
+            case .playing: self = .playing(newValue)
+            case .paused: self = .paused(newValue)
+            case .buffering: self = .buffering(newValue)
+            }
         }
     }
+
+    /// The load that events must match; nil when nothing is loaded.
+    public var token: LoadToken? { load?.token }
 
     /// Whether the user wants sound: true also while loading to play or stalled.
     public var wantsToPlay: Bool {
@@ -35,4 +51,27 @@ public enum PlaybackState: Equatable, Sendable {
         case .playing, .buffering, .loading(_, true): "Playing"
         }
     }
+}
+
+/// What holds for the current load, and only while it is current: a new
+/// load starts from a fresh one, and stopping drops it, so nothing here is
+/// ever reset by hand.
+public struct CurrentLoad: Equatable, Sendable {
+    public let token: LoadToken
+    /// Whether the backend can seek in it; known once it is loaded.
+    public internal(set) var seekable = false
+    /// It has not started playing (no `restarted` yet): its samples are not
+    /// trusted and there is no position of it to save.
+    var pending = true
+    /// A seek was sent and has not landed; Seeked waits for its real position.
+    var seekInFlight = false
+    /// The backend has finished it; its last buffered audio may still be
+    /// playing while the queued entry starts.
+    var ended = false
+    /// Queued entries that failed while it plays: skipped when queueing.
+    var failedAhead: Set<EntryID> = []
+    /// The load it followed without a gap: that one's failure, reported late, is still news.
+    var switchedFrom: LoadToken?
+
+    public init(token: LoadToken) { self.token = token }
 }

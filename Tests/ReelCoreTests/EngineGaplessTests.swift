@@ -42,7 +42,7 @@ final class EngineGaplessTests: XCTestCase {
         h.tick(ms: 1)
         XCTAssertEqual(h.currentID, h.id(2))
         XCTAssertEqual(h.seekedPositions, [0])
-        XCTAssertEqual(h.engine.state, .playing(h.token))
+        XCTAssertEqual(h.engine.state.phase, .playing(h.token))
         h.advance(ms: 500)
         XCTAssertEqual(h.position, 500_000, "running since it was heard")
         h.event(.position(h.token, 500_000))

@@ -65,7 +65,7 @@ final class EngineQueueTests: XCTestCase {
         h.playIntoQueued()
         h.tick(ms: 300)
         XCTAssertEqual(h.token.entry, h.id(1), "loop track replays the entry")
-        XCTAssertEqual(h.engine.state, .playing(h.token))
+        XCTAssertEqual(h.engine.state.phase, .playing(h.token))
         XCTAssertNotEqual(h.token, before, "with a new load token")
     }
 

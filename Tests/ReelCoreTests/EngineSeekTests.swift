@@ -90,7 +90,7 @@ final class EngineSeekTests: XCTestCase {
         var h = playing()
         h.advance(ms: 960)
         h.event(.buffering(h.token, true))
-        XCTAssertEqual(h.engine.state, .buffering(h.token))
+        XCTAssertEqual(h.engine.state.phase, .buffering(h.token))
         XCTAssertEqual(h.status, "Playing")
         h.advance(ms: 3000)
         XCTAssertEqual(h.position, 1_000_000)
@@ -122,5 +122,24 @@ final class EngineSeekTests: XCTestCase {
         h.advance(ms: 1000)
         h.command(.previous)
         XCTAssertEqual(h.playbackEffects, [.backend(.seek(to: 0))])
+    }
+}
+
+extension EngineSeekTests {
+    /// What held for one load (a seek in flight, its end reached) cannot leak
+    /// into the next: it lives in the load, and a new load starts fresh.
+    func testASeekInFlightDoesNotOutliveItsLoad() {
+        var h = playing()
+        h.command(.seek(by: 2_000_000))
+        XCTAssertEqual(h.engine.state.load?.seekInFlight, true)
+        h.command(.next)
+        XCTAssertEqual(h.engine.state.load?.seekInFlight, false, "a new load has no seek in flight")
+        XCTAssertEqual(h.engine.state.load?.seekable, false, "nor is it known to be seekable before it is loaded")
+        h.finishLoad(length: 10_000_000)
+        XCTAssertEqual(h.engine.state.load?.pending, false)
+        h.advance(ms: 500)
+        XCTAssertEqual(h.position, 540_000, "it runs from its start")
+        h.command(.stop)
+        XCTAssertNil(h.engine.state.load, "stopped: nothing of the load is left")
     }
 }

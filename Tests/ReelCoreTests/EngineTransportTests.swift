@@ -20,14 +20,14 @@ final class EngineTransportTests: XCTestCase {
         guard let (token, uri, start, paused) = h.load, start == 0 && !paused else { return XCTFail("\(h.effects)") }
         XCTAssertEqual(token.entry, h.id(1))
         XCTAssertEqual(uri, "file:///1.ogg")
-        XCTAssertEqual(h.engine.state, .loading(token, play: true))
+        XCTAssertEqual(h.engine.state.phase, .loading(token, play: true))
         XCTAssertEqual(h.status, "Playing", "a load meant to play reads Playing")
     }
 
     func testLoadedThenRestartedAnnouncesTheStartAndRunsOnceTheAudioIsHeard() {
         var h = Harness(uris: uris, play: true)
         h.event(.loaded(h.token, TrackMetadata(title: "One", length: 5_000_000), seekable: true))
-        XCTAssertEqual(h.engine.state, .playing(h.token))
+        XCTAssertEqual(h.engine.state.phase, .playing(h.token))
         XCTAssertEqual(h.playbackEffects, [.announce(.trackMetadataChanged(h.id(1)))])
         XCTAssertEqual(h.engine.queue.current?.metadata.title, "One")
         h.advance(ms: 30)
@@ -92,10 +92,10 @@ final class EngineTransportTests: XCTestCase {
     func testPauseWhileLoadingKeepsTheLoadButHoldsIt() {
         var h = Harness(uris: uris, play: true)
         h.command(.pause)
-        XCTAssertEqual(h.engine.state, .loading(h.token, play: false))
+        XCTAssertEqual(h.engine.state.phase, .loading(h.token, play: false))
         XCTAssertEqual(h.playbackEffects, [.backend(.setPaused(true))])
         h.finishLoad()
-        XCTAssertEqual(h.engine.state, .paused(h.token))
+        XCTAssertEqual(h.engine.state.phase, .paused(h.token))
         XCTAssertFalse(h.engine.tracker.anchor.running)
     }
 

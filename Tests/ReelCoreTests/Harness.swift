@@ -128,3 +128,24 @@ struct Harness {
     }
     func id(_ n: Int) -> EntryID { engine.queue.entries[n - 1].id }
 }
+
+/// A state's phase and token, without the rest of what its load carries.
+enum Phase: Equatable {
+    case stopped
+    case loading(LoadToken, play: Bool)
+    case playing(LoadToken)
+    case paused(LoadToken)
+    case buffering(LoadToken)
+}
+
+extension PlaybackState {
+    var phase: Phase {
+        switch self {
+        case .stopped: .stopped
+        case .loading(let load, let play): .loading(load.token, play: play)
+        case .playing(let load): .playing(load.token)
+        case .paused(let load): .paused(load.token)
+        case .buffering(let load): .buffering(load.token)
+        }
+    }
+}
