@@ -32,7 +32,7 @@ let package = Package(
         .executableTarget(name: "reeld", dependencies: ["ReelCore", "ReelSystem", "ReelDBus", "ReelMPRIS", "ReelMPV", "ReelLibrary", "ReelCache", "CLinux"]),
         .target(name: "ReelCLI", dependencies: ["ReelCore", "ReelDBus"]),
         .executableTarget(name: "reel", dependencies: ["ReelCLI", "ReelDBus"]),
-        .target(name: "ReelHarness", dependencies: ["ReelCore", "ReelDBus", "ReelMPRIS"]),
+        .target(name: "ReelHarness", dependencies: ["ReelCore", "ReelSystem", "ReelDBus", "ReelMPRIS"]),
         .executableTarget(name: "reel-bench", dependencies: ["ReelDBus", "ReelMPRIS", "ReelHarness", "ReelLibrary", "ReelCache"]),
         .testTarget(name: "ReelCoreTests", dependencies: ["ReelCore"]),
         .testTarget(name: "ReelSystemTests", dependencies: ["ReelSystem"]),

@@ -1,4 +1,5 @@
 import Foundation
+import ReelSystem
 
 /// A server process started with posix_spawn rather than Foundation's
 /// Process. Servers such as PulseAudio and Xvfb close every descriptor they
@@ -50,11 +51,4 @@ public final class SpawnedProcess: @unchecked Sendable {
             exited = true
         }
     }
-}
-
-/// Calls `body` with a NULL-terminated C array of the strings.
-func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> R) -> R {
-    let copies = strings.map { strdup($0) }
-    defer { copies.forEach { free($0) } }
-    return (copies + [nil]).withUnsafeBufferPointer { body($0.baseAddress!) }
 }

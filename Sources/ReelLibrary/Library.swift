@@ -30,9 +30,7 @@ public final class Library {
 
     /// `$XDG_DATA_HOME/reel/library.sqlite3`.
     public static func defaultPath(environment: [String: String]) -> String {
-        let base = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-            ?? Paths.home + "/.local/share"
-        return base + "/reel/library.sqlite3"
+        Paths.base(.data, environment: environment) + "/reel/library.sqlite3"
     }
 
     /// Opens or creates the library, checking it is ours, sound and not from

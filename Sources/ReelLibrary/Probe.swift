@@ -69,12 +69,9 @@ public enum Probe {
             throw Failure.unreadable("not a media file (ffprobe finds no playable audio or video in it)")
         }
         // Containers keep tags on the format (MP3, MP4) or on the stream (Ogg); the format's win.
-        var tags: [String: String] = [:]
-        for source in streams.compactMap(\.tags) + [format.tags].compactMap({ $0 }) {
-            for (key, value) in source.values where !value.isEmpty { tags[key.lowercased()] = value }
-        }
-        return ProbedItem(title: tags["title"], artist: tags["artist"] ?? tags["album_artist"], album: tags["album"],
-                          duration: seconds.flatMap(MediaTime.fromSeconds), genre: tags["genre"])
+        let tags = ContainerTags(layers: streams.compactMap(\.tags?.values) + [format.tags?.values].compactMap { $0 })
+        return ProbedItem(title: tags.title, artist: tags.artist, album: tags.album,
+                          duration: seconds.flatMap(MediaTime.fromSeconds), genre: tags.genre)
     }
 }
 

@@ -51,9 +51,7 @@ public enum Subprocess {
             throw Failure(description: "shutting down")
         }
         var pid: pid_t = 0
-        let argv = ([path] + args).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        let rc = posix_spawn(&pid, path, &actions, &attributes, argv, environ)
+        let rc = withCStrings([path] + args) { argv in posix_spawn(&pid, path, &actions, &attributes, argv, environ) }
         if rc == 0 { registry.groups.insert(pid) }
         registry.lock.unlock()
         close(outPipe[1])

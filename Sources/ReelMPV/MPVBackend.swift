@@ -8,9 +8,9 @@ import ReelCore
 /// events into `BackendEvent`s. It is used from the run-loop thread only.
 public final class MPVBackend {
     private let handle: OpaquePointer
-    /// Readable when mpv has events; the run loop polls it.
-    public let wakeupFD: Int32
-    private let wakeupWriteFD: Int32
+    /// Written when mpv has events or another thread has news; the run loop polls it.
+    private let wakeup: WakeupPipe
+    public var wakeupFD: Int32 { wakeup.readFD }
     /// mpv playlist entry ids of our loads, so every event finds its load token.
     private var tokens: [Int64: LoadToken] = [:]
     /// The entry between mpv's START_FILE and END_FILE; events without an id belong to it.
@@ -38,9 +38,9 @@ public final class MPVBackend {
     /// Remote files are read through the cache; nil plays URLs directly.
     private let stream: CacheStream?
     /// Classifications of URLs mpv is about to open, from the cache's threads.
-    private let classified: Inbox<(hook: UInt64, url: String, kind: ResourceKind)>
+    private let classified: Mailbox<(hook: UInt64, url: String, kind: ResourceKind)>
     /// What reads of the cache ran into (stalls, failures), by URL.
-    private let streamNews: Inbox<(url: String, news: CacheStream.News)>
+    private let streamNews: Mailbox<(url: String, news: CacheStream.News)>
     /// Whether the cache's disk had room at the last remote load (logged when that changes).
     private var cacheHadRoom = true
     /// The on_load hook mpv waits on while the cache looks at a URL.
@@ -76,19 +76,14 @@ public final class MPVBackend {
         guard let handle = mpv_create() else { throw MPVError("mpv_create failed") }
         self.handle = handle
         networkTimeout = options.networkTimeout
-        var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else {
+        do {
+            wakeup = try WakeupPipe()
+        } catch {
             mpv_terminate_destroy(handle)
-            throw MPVError("cannot create wakeup pipe: \(String(cString: strerror(errno)))")
+            throw MPVError("cannot create the wakeup pipe: \(error)")
         }
-        wakeupFD = fds[0]
-        wakeupWriteFD = fds[1]
-        for fd in fds {
-            _ = fcntl(fd, F_SETFL, O_NONBLOCK)
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        }
-        classified = Inbox(wakeupFD: fds[1])
-        streamNews = Inbox(wakeupFD: fds[1])
+        classified = Mailbox(waking: wakeup)
+        streamNews = Mailbox(waking: wakeup)
         stream = options.streams.map(CacheStream.init(source:))
         let newsInbox = streamNews
         stream?.onNews = { url, news in newsInbox.post((url, news)) }
@@ -133,17 +128,13 @@ public final class MPVBackend {
         mpv_observe_property(handle, Observed.metadata.rawValue, "metadata", MPV_FORMAT_NODE)
         mpv_set_wakeup_callback(handle, { context in
             // Runs on an mpv thread: only a write to the pipe, nothing else.
-            let fd = Int32(Int(bitPattern: context) - 1)
-            var byte: UInt8 = 1
-            _ = write(fd, &byte, 1)
-        }, UnsafeMutableRawPointer(bitPattern: Int(wakeupWriteFD) + 1))
+            WakeupPipe.wake(Int32(Int(bitPattern: context) - 1))
+        }, UnsafeMutableRawPointer(bitPattern: Int(wakeup.writeFD) + 1))
     }
 
     deinit {
         mpv_set_wakeup_callback(handle, nil, nil)
         mpv_terminate_destroy(handle)
-        close(wakeupFD)
-        close(wakeupWriteFD)
     }
 
     // MARK: Effects
@@ -210,7 +201,7 @@ public final class MPVBackend {
         var args = ["loadfile", uri, mode]
         if start > 0 { args.append("start=\(seconds(start))") }
         var result = mpv_node()
-        let rc = withCStrings(args) { mpv_command_ret(handle, $0, &result) }
+        let rc = withCommand(args) { mpv_command_ret(handle, $0, &result) }
         guard rc >= 0 else {
             lastCommandError = MPVError.describe(rc)
             return nil
@@ -259,8 +250,7 @@ public final class MPVBackend {
 
     /// Empties the wakeup pipe and translates every pending mpv event.
     public func drainEvents() -> [BackendEvent] {
-        var sink = [UInt8](repeating: 0, count: 64)
-        while read(wakeupFD, &sink, sink.count) > 0 {}
+        wakeup.drain()
         var events: [BackendEvent] = []
         while let event = mpv_wait_event(handle, 0), event.pointee.event_id != MPV_EVENT_NONE {
             if let translated = translate(event.pointee) { events.append(translated) }
@@ -473,8 +463,7 @@ public final class MPVBackend {
         var node = mpv_node()
         guard mpv_get_property(handle, "metadata", MPV_FORMAT_NODE, &node) >= 0 else { return metadata }
         defer { mpv_free_node_contents(&node) }
-        let tags = TagReader(MPVNode.map(node).compactMapValues(MPVNode.string))
-        tags.apply(to: &metadata)
+        ContainerTags(MPVNode.map(node).compactMapValues(MPVNode.string)).apply(to: &metadata)
         return metadata
     }
 
@@ -502,11 +491,18 @@ public final class MPVBackend {
     }
 
     private func command(_ args: [String]) {
-        _ = withCStrings(args) { mpv_command(handle, $0) }
+        _ = withCommand(args) { mpv_command(handle, $0) }
     }
 
     private func commandAsync(_ args: [String]) {
-        _ = withCStrings(args) { mpv_command_async(handle, 0, $0) }
+        _ = withCommand(args) { mpv_command_async(handle, 0, $0) }
+    }
+
+    /// An mpv command: the strings as the const char ** libmpv takes.
+    private func withCommand<R>(_ args: [String], _ body: (UnsafeMutablePointer<UnsafePointer<CChar>?>) -> R) -> R {
+        withCStrings(args) { argv in
+            argv.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: args.count + 1, body)
+        }
     }
 
     private func seconds(_ time: MediaTime) -> String {
@@ -515,35 +511,6 @@ public final class MPVBackend {
         let magnitude = time.magnitude
         return "\(sign)\(magnitude / 1_000_000).\(String(magnitude % 1_000_000).zeroPadded(to: 6))"
     }
-}
-
-/// Results from other threads for the loop, which wake it through mpv's wakeup pipe.
-private final class Inbox<Item: Sendable>: @unchecked Sendable {
-    private let lock = Lock()
-    private var items: [Item] = []
-    private let wakeupFD: Int32
-    init(wakeupFD: Int32) { self.wakeupFD = wakeupFD }
-
-    func post(_ item: Item) {
-        lock.withLock { items.append(item) }
-        var byte: UInt8 = 1
-        _ = write(wakeupFD, &byte, 1)
-    }
-
-    func take() -> [Item] {
-        lock.withLock {
-            defer { items.removeAll() }
-            return items
-        }
-    }
-}
-
-/// Calls `body` with a NULL-terminated C array of the strings.
-func withCStrings<R>(_ strings: [String], _ body: (UnsafeMutablePointer<UnsafePointer<CChar>?>) -> R) -> R {
-    let copies = strings.map { strdup($0) }
-    defer { copies.forEach { free($0) } }
-    var pointers = copies.map { UnsafePointer<CChar>($0) } + [nil]
-    return pointers.withUnsafeMutableBufferPointer { body($0.baseAddress!) }
 }
 
 /// An error from libmpv, with its message.

@@ -24,6 +24,23 @@ public enum Paths {
         return "/"
     }
 
+    /// An XDG base directory: `$XDG_DATA_HOME` and its kin when set to an
+    /// absolute path (the spec ignores a relative one), else its default under home.
+    public enum BaseDirectory: String {
+        case data = "XDG_DATA_HOME", cache = "XDG_CACHE_HOME", config = "XDG_CONFIG_HOME"
+        var fallback: String {
+            switch self {
+            case .data: "/.local/share"
+            case .cache: "/.cache"
+            case .config: "/.config"
+            }
+        }
+    }
+
+    public static func base(_ directory: BaseDirectory, environment: [String: String]) -> String {
+        environment[directory.rawValue].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + directory.fallback
+    }
+
     /// Creates `path` and the folders above it that are missing (`mkdir -p`), new ones with `mode`.
     /// Throws the reason in words.
     public static func createDirectory(_ path: String, mode: mode_t = 0o755) throws(SystemError) {

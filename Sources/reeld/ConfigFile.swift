@@ -11,8 +11,7 @@ import ReelCore
 ///     replaygain = track
 enum ConfigFile {
     static func path(environment: [String: String]) -> String {
-        let base = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? Paths.home + "/.config"
-        return base + "/reel/reeld.conf"
+        Paths.base(.config, environment: environment) + "/reel/reeld.conf"
     }
 
     /// Applies the file's settings to `options`; returns one warning per line it could not use.

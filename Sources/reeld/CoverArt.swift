@@ -1,6 +1,7 @@
 import Dispatch
 import FoundationEssentials
 import Glibc
+import ReelSystem
 import ReelCore
 import ReelLibrary
 

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import ReelSystem
 import ReelCore
 import ReelLibrary
 

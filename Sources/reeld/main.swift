@@ -25,7 +25,8 @@ case .exit(let status, let text):
 }
 
 // Before the name is taken, so that a client's SIGTERM never finds us unprepared.
-let stopFD = StopSignals.install()
+let stopPipe: WakeupPipe
+do { stopPipe = try StopSignals.install() } catch { log("\(error)"); exit(1) }
 
 let xml: String
 do { xml = try InterfaceFile.load() } catch { log("\(error)"); exit(1) }
@@ -47,10 +48,8 @@ do {
     exit(1)
 }
 
-let cacheHome = environment["XDG_CACHE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-    ?? Paths.home + "/.cache"
-let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
-    ?? Paths.home + "/.local/share"
+let cacheHome = Paths.base(.cache, environment: environment)
+let dataHome = Paths.base(.data, environment: environment)
 var cacheSettings = CacheSettings()
 cacheSettings.readahead = options.readahead
 cacheSettings.timeout = options.networkTimeout
@@ -71,7 +70,8 @@ do { backend = try MPVBackend(options: .init(audioOutput: options.audioOutput, v
     log("cannot start libmpv: \(error)")
     exit(1)
 }
-let tasks = Mailbox<LoopTask>()
+let tasks: Mailbox<LoopTask>
+do { tasks = try Mailbox() } catch { log("\(error)"); exit(1) }
 let library = LibraryBridge(path: Library.defaultPath(environment: environment), outcomes: tasks)
 if let problem = library.openError { log("\(problem); playing without a library") }
 let daemon = Daemon(connection: connection, backend: backend, cache: cache, introspectionXML: xml,
@@ -100,7 +100,7 @@ if !uris.isEmpty {
     }
 }
 log("ready as \(busName) (\(restored) restored, \(uris.count) added)")
-let status = daemon.runLoop(stopFD: stopFD)
+let status = daemon.runLoop(stopFD: stopPipe.readFD)
 Subprocess.terminateAll()   // probes and cover-art extractions still running die with the daemon
 daemon.shutDown()
 exit(status)

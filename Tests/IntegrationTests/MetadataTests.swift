@@ -1,6 +1,7 @@
 import Foundation
 import ReelCore
 import ReelHarness
+import ReelLibrary
 import ReelMPRIS
 import XCTest
 
@@ -132,5 +133,28 @@ final class MetadataTests: DaemonTestCase {
         }
         let (_, queue) = try reel("queue")
         XCTAssertTrue(queue.contains("Tone 3") && queue.contains("Reel Test"), queue)
+    }
+}
+
+extension MetadataTests {
+    /// The library (ffprobe) and playback (mpv) read a file's tags one way: a
+    /// file with a performer and an album artist but no artist has the
+    /// performer as its artist in both (they used to disagree).
+    func testAFileReadsAlikeProbedForTheLibraryAndOpenedForPlayback() throws {
+        for format in ["flac", "ogg"] {
+            let file = home.appendingPathComponent("performer.\(format)")
+            try Tones.ffmpeg(["-f", "lavfi", "-i", "sine=frequency=440:duration=5", "-metadata", "title=Both Ways",
+                              "-metadata", "performer=Player", "-metadata", "album_artist=Band", "-metadata", "album=Same",
+                              "-metadata", "genre=Folk", "-c:a", format == "ogg" ? "libvorbis" : "flac", file.path])
+            let probed = try Probe.file(file.path).metadata
+            XCTAssertEqual(probed.artists, ["Player"], format)
+            try startPlaying([file])
+            let m = try metadata()
+            XCTAssertEqual(m["xesam:title"]?.string, probed.title, format)
+            XCTAssertEqual(m["xesam:artist"]?.stringArray, probed.artists, format)
+            XCTAssertEqual(m["xesam:album"]?.string, probed.album, format)
+            XCTAssertEqual(m["xesam:genre"]?.stringArray, probed.genres, format)
+            killDaemon()
+        }
     }
 }

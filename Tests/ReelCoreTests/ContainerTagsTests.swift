@@ -1,0 +1,33 @@
+import XCTest
+import ReelCore
+
+final class ContainerTagsTests: XCTestCase {
+    func testKeysAreReadWhateverTheirCase() {
+        let tags = ContainerTags(["TITLE": "T", "Artist": "A", "ALBUM": "B", "Genre": "Jazz;Blues", "TRACKNUMBER": "03"])
+        var metadata = TrackMetadata()
+        tags.apply(to: &metadata)
+        XCTAssertEqual(metadata.title, "T")
+        XCTAssertEqual(metadata.artists, ["A"])
+        XCTAssertEqual(metadata.album, "B")
+        XCTAssertEqual(metadata.genres, ["Jazz", "Blues"])
+        XCTAssertEqual(metadata.trackNumber, 3)
+    }
+
+    func testTheArtistFallsBackToAPerformerThenTheAlbumArtist() {
+        XCTAssertEqual(ContainerTags(["performer": "P", "album_artist": "AA"]).artist, "P")
+        XCTAssertEqual(ContainerTags(["album_artist": "AA"]).artist, "AA")
+        XCTAssertEqual(ContainerTags(["albumartist": "AA"]).albumArtist, "AA")
+        XCTAssertNil(ContainerTags(["artist": ""]).artist, "an empty tag is no tag")
+    }
+
+    func testALaterLayerWins() {
+        let tags = ContainerTags(layers: [["ARTIST": "stream", "title": "only here"], ["artist": "container"]])
+        XCTAssertEqual(tags.artist, "container")
+        XCTAssertEqual(tags.title, "only here")
+    }
+
+    func testTrackNumbersOfEveryShape() {
+        XCTAssertEqual(ContainerTags(["track": "3/12"]).trackNumber, 3)
+        XCTAssertNil(ContainerTags(["track": "side A"]).trackNumber)
+    }
+}
