@@ -37,7 +37,7 @@ let package = Package(
         .testTarget(name: "ReelCoreTests", dependencies: ["ReelCore"]),
         .testTarget(name: "ReelSystemTests", dependencies: ["ReelSystem"]),
         .testTarget(name: "ReelDBusTests", dependencies: ["ReelDBus"]),
-        .testTarget(name: "ReelCLITests", dependencies: ["ReelCLI"]),
+        .testTarget(name: "ReelCLITests", dependencies: ["ReelCLI", "ReelCore"]),
         .testTarget(name: "ReelMPRISTests", dependencies: ["ReelMPRIS", "ReelCore", "ReelDBus"]),
         .testTarget(name: "ReelHarnessTests", dependencies: ["ReelHarness", "ReelCore", "ReelDBus", "ReelMPRIS"]),
         .testTarget(name: "ReelLibraryTests", dependencies: ["ReelLibrary", "ReelCore", "ReelSQLite", "ReelHarness"]),

@@ -98,7 +98,7 @@ extension Client {
             FileHandle.standardError.write(Data(String(format: "\r\u{1B}[K%d/%d  %@ of %@  %@/s  ETA %@",
                                                        urls.count - waiting.count, urls.count, ByteCount.text(present),
                                                        ByteCount.text(total), ByteCount.text(Int64(rate)),
-                                                       TimeText.format(eta)).utf8))
+                                                       ClockText.format(eta)).utf8))
         }
         if terminal { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
         guard connection.isConnected else { throw BusError.failed("the daemon went away during the download") }

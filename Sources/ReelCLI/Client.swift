@@ -1,3 +1,4 @@
+import ReelCore
 import Foundation
 import ReelDBus
 
@@ -169,7 +170,7 @@ public final class Client {
                 } else {
                     text += "\(index == current ? "*" : " ") \(index + 1)  \(row.title.printable)"
                     if !row.artists.isEmpty { text += " — " + row.artists.joined(separator: ", ").printable }
-                    if let length = row.length { text += "  " + TimeText.format(length) }
+                    if let length = row.length { text += "  " + ClockText.format(length) }
                     text += "\n"
                 }
             }

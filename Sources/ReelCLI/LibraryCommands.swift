@@ -1,3 +1,4 @@
+import ReelCore
 import Foundation
 import ReelDBus
 
@@ -85,7 +86,7 @@ extension Client {
             let rate = Double(done) / elapsed
             let eta = rate > 0 ? Int64(Double(total - done) / rate * 1_000_000) : 0
             FileHandle.standardError.write(Data(String(format: "\r\u{1B}[Kimporting %d/%d  %.1f files/s  ETA %@",
-                                                       done, total, rate, TimeText.format(eta)).utf8))
+                                                       done, total, rate, ClockText.format(eta)).utf8))
         }
         if terminal { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
         guard let reply else { throw BusError.failed("the daemon went away during the import") }
@@ -103,14 +104,14 @@ extension Client {
         var parts = ["\(item["id"]?.int64 ?? 0)", (item["title"]?.string ?? (item["localPath"] ?? item["remoteURL"])?.string ?? "?").printable]
         if let artist = item["artist"]?.string { parts[1] += " — " + artist.printable }
         if let album = item["album"]?.string { parts[1] += " (\(album.printable))" }
-        if let duration = item["duration"]?.int64 { parts.append(TimeText.format(duration)) }
-        if let position = item["position"]?.int64, position > 0 { parts.append("at " + TimeText.format(position)) }
+        if let duration = item["duration"]?.int64 { parts.append(ClockText.format(duration)) }
+        if let position = item["position"]?.int64, position > 0 { parts.append("at " + ClockText.format(position)) }
         return parts.joined(separator: "  ")
     }
 
     static func text(_ key: String, _ value: DBusValue) -> String {
         switch key {
-        case "duration", "position": TimeText.format(value.int64 ?? 0)
+        case "duration", "position": ClockText.format(value.int64 ?? 0)
         case "lastPlayed", "addedAt":
             ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: Double(value.int64 ?? 0)))
         default: value.string ?? value.bool.map { $0 ? "yes" : "no" } ?? value.int64.map(String.init) ?? "?"

@@ -56,7 +56,7 @@ public struct PlayerStatus: Equatable, Sendable {
             var what = (title ?? url ?? "?").printable
             if !artists.isEmpty { what += " — " + artists.joined(separator: ", ").printable }
             parts.append(what)
-            parts.append(TimeText.format(position) + "/" + (length.map(TimeText.format) ?? "?"))
+            parts.append(ClockText.format(position) + "/" + (length.map(ClockText.format) ?? "?"))
             if !activity.isEmpty { parts.append("[\(activity)…]") }
             if let fill = cacheFill, fill.length > 0, fill.present < fill.length {
                 parts.append("[cached \(fill.present * 100 / fill.length) %]")

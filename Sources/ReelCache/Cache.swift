@@ -8,6 +8,7 @@ import ReelCore
 /// fetcher per resource, least-recently-read eviction, and downloads
 /// moved into `mediaStore` (one copy on disk). Safe to use from any thread.
 public final class Cache: @unchecked Sendable {
+    // @unchecked: every mutable field is read and written under `lock`; the rest is immutable.
     public let directory: URL
     public let mediaStore: URL
     public let limit: Int64
@@ -48,11 +49,6 @@ public final class Cache: @unchecked Sendable {
         reconcile()
     }
 
-    private func locked<T>(_ body: () throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body()
-    }
 
     private func dataPath(_ key: String) -> String { directory.appendingPathComponent(key + ".data").path }
 
@@ -60,7 +56,7 @@ public final class Cache: @unchecked Sendable {
     /// cache's lock, so that it is busy before an idle release could drop it.
     private func withResource<T>(_ url: String, _ use: (Resource) -> T) throws -> T {
         let key = cacheKey(for: url)
-        return try locked {
+        return try lock.withLock {
             if let known = resources[key] { return use(known) }
             var record = index.record(key: key).flatMap { $0.url == url ? $0 : nil }
                 ?? ResourceRecord(url: url, key: key, present: ByteRanges(), lastRead: Int64(Date().timeIntervalSince1970))
@@ -96,7 +92,7 @@ public final class Cache: @unchecked Sendable {
     /// Lets an idle resource go (its file descriptor and handles with it); the index keeps what it knew.
     /// `always`: also one that remembers a failure.
     private func release(_ key: String, always: Bool = false) {
-        locked {
+        lock.withLock {
             if let resource = resources[key], !resource.isBusy, always || !resource.remembers { resources[key] = nil }
         }
     }
@@ -136,13 +132,13 @@ public final class Cache: @unchecked Sendable {
 
     /// Why the last fetch of `url` failed, if it did.
     public func failure(of url: String) -> String? {
-        locked { resources[cacheKey(for: url)] }?.lastFailure
+        lock.withLock { resources[cacheKey(for: url)] }?.lastFailure
     }
 
     /// Bytes present and the length (when known) of `url`.
     public func fill(of url: String) -> (present: Int64, length: Int64?) {
         let key = cacheKey(for: url)
-        let record = locked { resources[key] }?.snapshot ?? index.record(key: key)
+        let record = lock.withLock { resources[key] }?.snapshot ?? index.record(key: key)
         return (record?.present.count ?? 0, record?.length)
     }
 
@@ -154,7 +150,7 @@ public final class Cache: @unchecked Sendable {
     /// after a restart. A URL already queued or downloading is not taken again.
     public func download(_ urls: [String], progress: @escaping @Sendable (String, Int64, Int64?) -> Void,
                          done: @escaping @Sendable (String, Result<String, CacheError>) -> Void) {
-        let urls = locked { urls.filter { downloading.insert($0).inserted } }
+        let urls = lock.withLock { urls.filter { downloading.insert($0).inserted } }
         guard !urls.isEmpty else { return }
         index.setDownloads(urls, pending: true)
         // A few at a time: a feed of a thousand items must not open a thousand connections.
@@ -162,7 +158,7 @@ public final class Cache: @unchecked Sendable {
             { [self] in
                 Threads.start(name: "reel-download") { [self] in
                     let result = fetchWhole(url) { progress(url, $0, $1) }
-                    locked {
+                    lock.withLock {
                         runningDownloads -= 1
                         downloading.remove(url)
                     }
@@ -171,12 +167,12 @@ public final class Cache: @unchecked Sendable {
                 }
             }
         }
-        locked { queuedDownloads += starts }
+        lock.withLock { queuedDownloads += starts }
         startQueuedDownloads()
     }
 
     private func startQueuedDownloads() {
-        let starts = locked { () -> [() -> Void] in
+        let starts = lock.withLock { () -> [() -> Void] in
             var starts: [() -> Void] = []
             while runningDownloads < Self.parallelDownloads, nextQueued < queuedDownloads.count {
                 runningDownloads += 1
@@ -268,13 +264,13 @@ public final class Cache: @unchecked Sendable {
         let pending = index.isPendingDownload(url)
         index.setDownloads([url], pending: false)
         // One still waiting for its place ends as cancelled when it gets it.
-        locked { resources[cacheKey(for: url)] }?.download(false)
+        lock.withLock { resources[cacheKey(for: url)] }?.download(false)
         return pending
     }
 
     /// Cancels every download, queued or running, and forgets those that failed; how many were pending.
     public func cancelAllDownloads() -> Int {
-        let running = locked { resources.values.filter(\.isDownloading) }
+        let running = lock.withLock { resources.values.filter(\.isDownloading) }
         let pending = index.clearDownloads()
         running.forEach { $0.download(false) }
         return pending
@@ -300,7 +296,7 @@ public final class Cache: @unchecked Sendable {
         // What is claimed is synced; this also waits for a claim the fetcher is still making.
         resource.persist()
         // Under the lock, eviction (which takes it too) cannot unlink the file meanwhile.
-        let moved = try locked { () -> Bool in
+        let moved = try lock.withLock { () -> Bool in
             guard resources[resource.key] === resource else { return false }
             if rename(dataPath(resource.key), target) == 0 {
                 markStored(resource)
@@ -311,7 +307,7 @@ public final class Cache: @unchecked Sendable {
         }
         if !moved {
             try copy(resource, to: target)
-            locked {
+            lock.withLock {
                 // Still ours: the cache's copy goes. Dropped meanwhile: the index only learns where it is.
                 if resources[resource.key] === resource { unlink(dataPath(resource.key)) }
                 markStored(resource)
@@ -383,7 +379,7 @@ public final class Cache: @unchecked Sendable {
 
     /// Every resource, most recently read first.
     public func entries() -> [CacheEntry] {
-        let live = locked { resources }
+        let live = lock.withLock { resources }
         return index.all().map { stored in
             let record = live[stored.key]?.snapshot ?? stored
             let path = storedPath(record.url)
@@ -397,7 +393,7 @@ public final class Cache: @unchecked Sendable {
         let stored = storedPath(url)
         if FileManager.default.fileExists(atPath: stored) { return stored }
         let key = cacheKey(for: url)
-        let record = locked { resources[key] }?.snapshot ?? index.record(key: key)
+        let record = lock.withLock { resources[key] }?.snapshot ?? index.record(key: key)
         return record?.isComplete == true && record?.url == url ? dataPath(key) : nil
     }
 
@@ -422,7 +418,7 @@ public final class Cache: @unchecked Sendable {
 
     /// Deletes one resource unless it is in use.
     private func drop(_ record: ResourceRecord) -> Bool {
-        locked {
+        lock.withLock {
             if let resource = resources[record.key] {
                 guard !resource.isBusy else { return false }
                 resources[record.key] = nil

@@ -31,6 +31,7 @@ public struct ResourceRecord: Equatable, Sendable {
 /// resources, their present ranges and validators, and the pending downloads.
 /// Safe to use from any thread.
 final class CacheIndex: @unchecked Sendable {
+    // @unchecked: the SQLite connection is used only under `lock`.
     private let db: Database
     private let lock = Lock()
 
@@ -64,22 +65,17 @@ final class CacheIndex: @unchecked Sendable {
         try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
     }
 
-    private func locked<T>(_ body: () throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body()
-    }
 
     func record(key: String) -> ResourceRecord? {
-        locked { (try? db.query("SELECT \(Self.columns) FROM resources WHERE key = ?", [.text(key)]))?.first.map(Self.decode) }
+        lock.withLock { (try? db.query("SELECT \(Self.columns) FROM resources WHERE key = ?", [.text(key)]))?.first.map(Self.decode) }
     }
 
     func all() -> [ResourceRecord] {
-        locked { ((try? db.query("SELECT \(Self.columns) FROM resources ORDER BY last_read DESC")) ?? []).map(Self.decode) }
+        lock.withLock { ((try? db.query("SELECT \(Self.columns) FROM resources ORDER BY last_read DESC")) ?? []).map(Self.decode) }
     }
 
     func save(_ record: ResourceRecord) throws {
-        _ = try locked {
+        _ = try lock.withLock {
             try db.query("""
                 INSERT INTO resources (key, url, ranges, length, etag, last_modified, content_type, last_read, stored)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -94,20 +90,20 @@ final class CacheIndex: @unchecked Sendable {
     }
 
     func remove(key: String) {
-        locked { _ = try? db.query("DELETE FROM resources WHERE key = ?", [.text(key)]) }
+        lock.withLock { _ = try? db.query("DELETE FROM resources WHERE key = ?", [.text(key)]) }
     }
 
     // MARK: Downloads, so that they resume after a restart
 
     func pendingDownloads() -> [String] {
-        locked {
+        lock.withLock {
             ((try? db.query("SELECT url FROM downloads WHERE error IS NULL ORDER BY added")) ?? []).compactMap { $0.first?.text }
         }
     }
 
     /// Downloads that failed for good, with why, oldest first.
     func failedDownloads() -> [(url: String, error: String)] {
-        locked {
+        lock.withLock {
             ((try? db.query("SELECT url, error FROM downloads WHERE error IS NOT NULL ORDER BY added")) ?? []).compactMap { row in
                 row[0].text.map { ($0, row[1].text ?? "") }
             }
@@ -115,13 +111,13 @@ final class CacheIndex: @unchecked Sendable {
     }
 
     func isPendingDownload(_ url: String) -> Bool {
-        locked { (try? db.query("SELECT 1 FROM downloads WHERE url = ? AND error IS NULL", [.text(url)]))?.isEmpty == false }
+        lock.withLock { (try? db.query("SELECT 1 FROM downloads WHERE url = ? AND error IS NULL", [.text(url)]))?.isEmpty == false }
     }
 
     /// Marks downloads pending (in one transaction; a failed one is tried again) or done.
     func setDownloads(_ urls: [String], pending: Bool) {
         let now = Int64(Date().timeIntervalSince1970)
-        locked {
+        lock.withLock {
             _ = try? db.transaction {
                 for url in urls {
                     _ = try pending
@@ -137,12 +133,12 @@ final class CacheIndex: @unchecked Sendable {
 
     /// A download that failed for good: kept with its reason, not resumed, tried again on request.
     func failDownload(_ url: String, _ error: String) {
-        locked { _ = try? db.query("UPDATE downloads SET error = ? WHERE url = ?", [.text(error), .text(url)]) }
+        lock.withLock { _ = try? db.query("UPDATE downloads SET error = ? WHERE url = ?", [.text(error), .text(url)]) }
     }
 
     /// Forgets every download, pending or failed; how many were pending.
     func clearDownloads() -> Int {
-        locked {
+        lock.withLock {
             let pending = (try? db.query("SELECT count(*) FROM downloads WHERE error IS NULL"))?.first?.first?.int ?? 0
             _ = try? db.query("DELETE FROM downloads")
             return Int(pending)

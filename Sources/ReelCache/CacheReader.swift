@@ -4,6 +4,7 @@ import Glibc
 
 /// One reader of a cached resource (one mpv stream): its own position.
 public final class CacheReader: @unchecked Sendable {
+    // @unchecked: position and the flags are under `lock`; onStall is set once, before mpv reads.
     private let resource: Resource
     private let lock = Lock()
     private var position: Int64 = 0

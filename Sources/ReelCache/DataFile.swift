@@ -5,6 +5,7 @@ import ReelCore
 
 /// A sparse file holding a resource's bytes at their own offsets.
 final class DataFile: @unchecked Sendable {
+    // @unchecked: an immutable descriptor; pread and pwrite at explicit offsets need no lock.
     let path: String
     private let fd: Int32
 

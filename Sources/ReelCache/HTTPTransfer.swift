@@ -7,6 +7,7 @@ import Glibc
 /// until it ends. Bodies stream to `onData`; nothing is held in memory.
 /// Another thread may `wake()` it to re-read `steer` (stop, pause, go on) at once.
 final class HTTPTransfer: @unchecked Sendable {
+    // @unchecked: the handles are driven by the one fetcher thread that runs it; others only wake it, under `lock`.
     struct Request {
         var url: String
         var from: Int64

@@ -6,6 +6,7 @@ import ReelCore
 /// One cached resource: its sparse data file, what is present, and its one
 /// fetcher thread, which every reader (the player, a download) waits on.
 final class Resource: @unchecked Sendable {
+    // @unchecked: every mutable field is read and written under `cond`; the rest is immutable.
     let url: String
     let key: String
     let file: DataFile
@@ -71,11 +72,8 @@ final class Resource: @unchecked Sendable {
         self.settings = settings
     }
 
-    func locked<T>(_ body: () throws -> T) rethrows -> T {
-        cond.lock()
-        defer { cond.unlock() }
-        return try body()
-    }
+    /// Runs `body` holding the resource's lock.
+    func locked<T>(_ body: () throws -> T) rethrows -> T { try cond.withLock(body) }
 
     var snapshot: ResourceRecord { locked { record } }
     /// Read, fetched or downloaded now: never evicted.

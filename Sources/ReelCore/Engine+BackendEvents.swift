@@ -28,7 +28,7 @@ extension Engine {
             } else {
                 tracker.hold(at: position, now: now)
             }
-            announce(now: now)
+            tellWidgets(now: now)
             return [.announce(.seeked(position))] + (wasSeek ? save(now: now) : [])
         case .position(let token, let sample):
             if token == incoming?.token {
@@ -41,7 +41,7 @@ extension Engine {
             case .stopped, .loading, .buffering: return []
             }
             var effects: [Effect] = []
-            if tracker.observe(sample, at: now) { effects += announceDeparture(now: now) }
+            if tracker.observe(sample, at: now) { effects += seekedIfDeparted(now: now) }
             if case .playing = state, !tracker.awaitingAudio,
                lastSave.map({ now - $0 >= Engine.saveInterval }) ?? true {
                 effects += save(now: now)
@@ -56,8 +56,8 @@ extension Engine {
                 state = .playing(load)
                 if !load.pending {
                     tracker.runWhenHeard(from: tracker.position(at: now), now: now)
-                    announce(now: now)
-                    return [.announce(.seeked(announced.position))]
+                    tellWidgets(now: now)
+                    return [.announce(.seeked(widgetsTold.position))]
                 }
             default: break
             }
@@ -109,13 +109,7 @@ extension Engine {
         guard let entry = queue[token.entry], entry.isRemote, let length = entry.metadata.length else { return nil }
         let reached = tracker.position(at: now)
         guard reached < length - max(5_000_000, length / 20) else { return nil }
-        return "the server stopped sending at \(Engine.clock(reached)) of \(Engine.clock(length))"
-    }
-
-    static func clock(_ time: MediaTime) -> String {
-        let seconds = max(time, 0) / 1_000_000
-        let rest = String(seconds % 60).zeroPadded(to: 2)
-        return "\(seconds / 60):\(rest)"
+        return "the server stopped sending at \(ClockText.format(max(reached, 0))) of \(ClockText.format(length))"
     }
 
     private mutating func failed(_ token: LoadToken, reason: String, now: MonotonicTime) -> [Effect] {
@@ -174,7 +168,7 @@ extension Engine {
     }
 
     /// Drops the stored position of every queued entry of a library item.
-    public mutating func forgetResume(item: Int64) {
+    public mutating func forgetPosition(ofItem item: Int64) {
         for entry in queue.entries where entry.itemID == item {
             queue.update(entry.id) { $0.resumeAt = 0 }
         }

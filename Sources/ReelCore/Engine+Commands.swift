@@ -67,7 +67,7 @@ extension Engine {
         case .paused(let t):
             state = .playing(t)
             if !t.pending && !t.seekInFlight { tracker.runWhenHeard(from: tracker.position(at: now), now: now) }
-            announce(now: now)
+            tellWidgets(now: now)
             return [.backend(.setPaused(false))]
         case .loading(_, true), .playing, .buffering:
             return []
@@ -79,7 +79,7 @@ extension Engine {
         case .playing(let t), .buffering(let t):
             state = .paused(t)
             if !t.seekInFlight { tracker.freeze(now: now) }
-            announce(now: now)
+            tellWidgets(now: now)
             return [.backend(.setPaused(true))] + save(now: now)
         case .loading(let t, true):
             state = .loading(t, play: false)
@@ -118,7 +118,7 @@ extension Engine {
     mutating func enterStopped() {
         state = .stopped
         tracker.hold(at: 0, now: tracker.anchor.at)
-        announced = tracker.anchor
+        widgetsTold = tracker.anchor
         incoming = nil
     }
 
@@ -164,7 +164,7 @@ extension Engine {
         let token = LoadToken(entry: id, serial: loadSerial)
         state = .loading(CurrentLoad(token: token), play: play)
         tracker.hold(at: position, now: now)
-        announce(now: now)
+        tellWidgets(now: now)
         incoming = nil
         queuedNext = nil   // a load replaces the backend's whole playlist
         queuedFrom = nil
@@ -252,8 +252,8 @@ extension Engine {
         settings.rate = rate
         tracker.setRate(rate, now: now)
         incoming?.tracker?.setRate(rate, now: now)
-        announce(now: now)
+        tellWidgets(now: now)
         // playerctl ignores Rate; a Seeked makes it re-read the position.
-        return .success([.backend(.setRate(rate)), .announce(.seeked(announced.position))])
+        return .success([.backend(.setRate(rate)), .announce(.seeked(widgetsTold.position))])
     }
 }

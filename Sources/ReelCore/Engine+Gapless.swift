@@ -136,7 +136,7 @@ extension Engine {
         if cutTail && arriving.seekable {
             tracker.hold(at: arriving.start, now: now)
             state.load?.seekInFlight = true
-            announce(now: now)
+            tellWidgets(now: now)
             return effects + [.backend(.seek(to: arriving.start))]
         }
         if play, let anchor = arriving.tracker?.anchor, anchor.running, anchor.position(at: now) >= arriving.start {
@@ -146,7 +146,7 @@ extension Engine {
         } else {
             tracker.hold(at: arriving.start, now: now)
         }
-        announce(now: now)
-        return effects + [.announce(.seeked(announced.position))]
+        tellWidgets(now: now)
+        return effects + [.announce(.seeked(widgetsTold.position))]
     }
 }

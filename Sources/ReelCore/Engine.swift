@@ -24,7 +24,7 @@ public struct Engine: Sendable {
     public internal(set) var tracker = PositionTracker()
     /// What widgets believe: the motion last announced by PlaybackStatus,
     /// Rate, Position and Seeked. Seeked goes out when the estimate departs from it.
-    public internal(set) var announced = PositionAnchor(position: 0, at: 0, rate: 1, running: false)
+    public internal(set) var widgetsTold = PositionAnchor(position: 0, at: 0, rate: 1, running: false)
     public internal(set) var settings = Settings()
     /// Set at start-up from the configuration.
     public var resumePolicy = ResumePolicy.standard
@@ -78,17 +78,17 @@ public struct Engine: Sendable {
 
     /// Tells widgets the motion of the estimate from now on (with Seeked or
     /// with a PlaybackStatus/Rate change, which carries Position).
-    mutating func announce(now: MonotonicTime) {
-        announced = PositionAnchor(position: tracker.position(at: now), at: now, rate: settings.rate,
+    mutating func tellWidgets(now: MonotonicTime) {
+        widgetsTold = PositionAnchor(position: tracker.position(at: now), at: now, rate: settings.rate,
                                    running: state.mprisStatus == "Playing")
     }
 
     /// Seeked, when widgets now believe something else than the estimate.
-    mutating func announceDeparture(now: MonotonicTime) -> [Effect] {
+    mutating func seekedIfDeparted(now: MonotonicTime) -> [Effect] {
         guard !tracker.awaitingAudio,
-              abs(tracker.position(at: now) - announced.position(at: now)) > Engine.driftTolerance else { return [] }
-        announce(now: now)
-        return [.announce(.seeked(announced.position))]
+              abs(tracker.position(at: now) - widgetsTold.position(at: now)) > Engine.driftTolerance else { return [] }
+        tellWidgets(now: now)
+        return [.announce(.seeked(widgetsTold.position))]
     }
 
     public var snapshot: Snapshot {

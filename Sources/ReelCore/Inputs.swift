@@ -93,7 +93,7 @@ public enum BackendEvent: Equatable, Sendable {
     case loaded(LoadToken, TrackMetadata, seekable: Bool, embeddedArt: Bool = false)
     /// Playback (re)started after a load or a seek, at this real position.
     case restarted(LoadToken, position: MediaTime)
-    /// The backend's real position (mpv `time-pos`).
+    /// A sample of the backend's position of what is heard (mpv `audio-pts`).
     case position(LoadToken, MediaTime)
     /// The backend stalled waiting for data (true) or resumed (false).
     case buffering(LoadToken, Bool)

@@ -1,5 +1,6 @@
 /// The best estimate of the position that is heard, built from the backend's
-/// position samples (mpv's `time-pos`).
+/// position samples (mpv's `audio-pts`, the clock of what is heard; `time-pos`
+/// only while a file has no audio).
 ///
 /// On a real sound server the samples do two things that a silent output
 /// never shows. When playback starts (after a load, a seek, a resume or a

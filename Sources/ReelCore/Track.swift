@@ -119,13 +119,7 @@ public struct QueueEntry: Equatable, Sendable {
             .contains(path[path.index(after: dot)...].lowercased())
     }
 
-    public var isRemote: Bool { Self.isRemote(uri) }
-
-    /// Whether `uri` is http(s), whatever the case of its scheme.
-    public static func isRemote(_ uri: String) -> Bool {
-        let scheme = uri.prefix(8).lowercased()
-        return scheme.hasPrefix("http://") || scheme.hasPrefix("https://")
-    }
+    public var isRemote: Bool { URLParts.isRemote(uri) }
 
     /// The title tag, else the name of the file.
     public var displayTitle: String { metadata.title ?? Self.fallbackTitle(for: uri) }

@@ -3,6 +3,12 @@ public enum URLParts {
     /// The URI schemes reel plays.
     public static let playableSchemes = ["file", "http", "https"]
 
+    /// Whether `uri` is http(s), whatever the case of its scheme.
+    public static func isRemote(_ uri: String) -> Bool {
+        let scheme = uri.prefix(8).lowercased()
+        return scheme.hasPrefix("http://") || scheme.hasPrefix("https://")
+    }
+
     /// An absolute path, or a URI of a scheme reel plays.
     public static func isAbsolute(_ text: String) -> Bool {
         if text.hasPrefix("/") { return true }

@@ -6,6 +6,7 @@ import ReelDBus
 /// `org.gnome.Shell.Eval`, which `--unsafe-mode` allows. Its login manager
 /// wants a system bus: it gets a private one.
 public final class GnomeShell: @unchecked Sendable {
+    // @unchecked: driven from the test thread only; the list of processes is never shared.
     private let dir: URL
     private var processes: [SpawnedProcess] = []
     private let connection: Connection

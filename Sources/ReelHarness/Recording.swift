@@ -4,6 +4,7 @@ import ReelCore
 /// What a sound server's monitor heard: mono 16-bit samples, each mapped
 /// to the monotonic clock, with the questions the tests ask of it.
 public final class Recording: @unchecked Sendable {
+    // @unchecked: the reader thread and the test share `data` and `arrivals` under `lock`; the rest is set in stop().
     public static let rate = 48_000
     /// A 1 ms window is sound when its peak exceeds this (test tones peak near 4,000).
     public static let threshold: Int16 = 300

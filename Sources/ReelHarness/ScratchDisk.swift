@@ -5,6 +5,7 @@ import Foundation
 /// plain directory (it can only be made read-only, with permissions, which
 /// root would ignore).
 public final class ScratchDisk: @unchecked Sendable {
+    // @unchecked: immutable but for files on disk, which the test thread alone changes.
     public let dir: URL
     public let isMounted: Bool
     private var filler: URL { dir.appendingPathComponent(".filler") }

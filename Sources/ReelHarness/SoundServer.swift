@@ -3,6 +3,7 @@ import Foundation
 /// A private sound server with a null sink, in a runtime dir of its own:
 /// PipeWire with WirePlumber, or PulseAudio. It stops when released.
 public final class SoundServer: @unchecked Sendable {
+    // @unchecked: started and stopped from the test thread only; the rest is immutable.
     public enum Kind: String, CaseIterable, Sendable {
         case pipewire, pulse
         /// mpv's audio output for it.

@@ -6,26 +6,18 @@ import ReelSystem
 /// inherit; Foundation watches its children through one and, seeing it
 /// close, blocks in waitpid, stalling every other Process in the program.
 public final class SpawnedProcess: @unchecked Sendable {
+    // @unchecked: used from the test thread that started it (and its deinit); `exited` is never shared.
     public let pid: pid_t
     public let path: String
 
     /// Starts `path`; its output goes to `stdout` (a descriptor to hand to it) or nowhere.
     public init(_ path: String, _ args: [String], environment: [String: String], stdout: Int32? = nil) throws {
         self.path = path
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        if let stdout { posix_spawn_file_actions_adddup2(&actions, stdout, 1) } else {
-            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        do {
+            pid = try Spawn.start(path, args, environment: environment, stdout: stdout)
+        } catch {
+            throw HarnessError("\(error) (is it installed?)")
         }
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        var pid: pid_t = 0
-        let rc = withCStrings([path] + args) { argv in
-            withCStrings(environment.map { "\($0)=\($1)" }) { envp in posix_spawn(&pid, path, &actions, nil, argv, envp) }
-        }
-        guard rc == 0 else { throw HarnessError("cannot start \(path) (is it installed?): \(String(cString: strerror(rc)))") }
-        self.pid = pid
     }
 
     deinit { stop() }

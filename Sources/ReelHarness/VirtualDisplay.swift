@@ -2,6 +2,7 @@ import Foundation
 
 /// A private X server (Xvfb) for tests of the video window. It stops when released.
 public final class VirtualDisplay: @unchecked Sendable {
+    // @unchecked: immutable once started; stopped from the test thread.
     public let display: String
     private let server: SpawnedProcess
 

@@ -78,6 +78,7 @@ public final class Importer: Sendable {
 
     /// Probe results filled in by the workers, each into its own slot.
     private final class Results: @unchecked Sendable {
+        // @unchecked: the slots and the count are written under `lock`, read after every worker is done.
         private let lock = Lock()
         private(set) var slots: [Result<ProbedItem, Error>?]
         private var done = 0
@@ -123,7 +124,7 @@ public final class Importer: Sendable {
     }
 
     private static func expand(_ input: String, into x: inout Expansion, depth: Int) {
-        if QueueEntry.isRemote(input) {
+        if URLParts.isRemote(input) {
             if let problem = URLParts.remoteProblem(input) { x.problem(input, problem) } else { x.items.append(input) }
             return
         }

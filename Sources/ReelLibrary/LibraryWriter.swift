@@ -13,6 +13,7 @@ import ReelCore
 /// thread tries again every few seconds. The first failure and the recovery
 /// are reported, once each.
 public final class LibraryWriter: @unchecked Sendable {
+    // @unchecked: what is submitted and pending is shared only under `condition`; the connection is the writer thread's.
     public enum Outcome: Sendable {
         /// A write failed; nothing is lost, it is retried.
         case failed(String)

@@ -34,7 +34,7 @@ public enum Probe {
 
     /// Reads the start of a remote file (ffprobe fetches only what it needs).
     public static func remote(_ url: String, timeout: Double = 15) throws -> ProbedItem {
-        guard url.hasPrefix("http://") || url.hasPrefix("https://") else { throw Failure.unreadable("not an http(s) URL") }
+        guard URLParts.isRemote(url) else { throw Failure.unreadable("not an http(s) URL") }
         var item = try probe(url, options: ["-rw_timeout", "\(Int(timeout * 1_000_000))"], timeout: timeout,
                              needsDuration: false)
         item.remoteURL = url

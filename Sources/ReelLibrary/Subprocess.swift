@@ -18,6 +18,7 @@ public enum Subprocess {
     }
 
     private final class Registry: @unchecked Sendable {
+        // @unchecked: `groups` and `closed` are only touched under `lock`.
         let lock = Lock()
         var groups = Set<pid_t>()
         var closed = false
@@ -31,18 +32,6 @@ public enum Subprocess {
         guard pipe(&outPipe) == 0, pipe(&errPipe) == 0 else {
             throw Failure(description: "cannot create a pipe: \(String(cString: strerror(errno)))")
         }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
-        for fd in outPipe + errPipe { posix_spawn_file_actions_addclose(&actions, fd) }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
-        posix_spawnattr_setpgroup(&attributes, 0)
 
         registry.lock.lock()
         guard !registry.closed else {
@@ -50,14 +39,19 @@ public enum Subprocess {
             for fd in outPipe + errPipe { close(fd) }
             throw Failure(description: "shutting down")
         }
-        var pid: pid_t = 0
-        let rc = withCStrings([path] + args) { argv in posix_spawn(&pid, path, &actions, &attributes, argv, environ) }
-        if rc == 0 { registry.groups.insert(pid) }
+        let started = Swift.Result { () throws(SystemError) in
+            try Spawn.start(path, args, stdout: outPipe[1], stderr: errPipe[1], closing: outPipe + errPipe, newProcessGroup: true)
+        }
+        if case .success(let pid) = started { registry.groups.insert(pid) }
         registry.lock.unlock()
         close(outPipe[1])
         close(errPipe[1])
         defer { close(outPipe[0]); close(errPipe[0]) }
-        guard rc == 0 else { throw Failure(description: "cannot run \(path): \(String(cString: strerror(rc)))") }
+        let pid: pid_t
+        switch started {
+        case .success(let started): pid = started
+        case .failure(let error): throw Failure(description: error.description)
+        }
 
         let deadline = Date().addingTimeInterval(timeout)
         var output = Data(), errors = Data()

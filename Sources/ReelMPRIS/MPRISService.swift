@@ -8,8 +8,8 @@ import ReelDBus
 /// and engine announcements into signals.
 public final class MPRISService {
     let connection: Connection
-    let host: PlayerHost
-    let library: LibraryHost?
+    let host: any Session
+    let library: (any LibrarySession)?
     let cache: CacheHost?
     private let introspectionXML: String
     private let interfaces: [String: InterfaceSpec]
@@ -17,7 +17,7 @@ public final class MPRISService {
     private var published: Snapshot
     private var publishedLibraryError: String?
 
-    public init(connection: Connection, host: PlayerHost, library: LibraryHost?, cache: CacheHost? = nil,
+    public init(connection: Connection, host: any Session, library: (any LibrarySession)?, cache: CacheHost? = nil,
                 introspectionXML: String, version: String) {
         self.cache = cache
         self.connection = connection

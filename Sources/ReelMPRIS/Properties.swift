@@ -11,7 +11,7 @@ enum PropertyValues {
         "video/mpeg", "video/x-flv", "video/3gpp",
     ]
 
-    static func value(_ interface: String, _ name: String, host: PlayerHost, version: String) -> DBusValue? {
+    static func value(_ interface: String, _ name: String, host: any Session, version: String) -> DBusValue? {
         let s = host.snapshot
         return switch (interface, name) {
         case (MPRIS.root, "CanQuit"): .boolean(true)

@@ -7,6 +7,7 @@ import ReelCore
 /// The `reelcache://N` protocol: mpv reads remote media through the stream source (the cache).
 /// Its callbacks run on mpv's threads and never touch the mpv handle.
 final class CacheStream: @unchecked Sendable {
+    // @unchecked: slots and failures are under `lock`; onNews is set once, before it is registered with mpv.
     static let scheme = "reelcache"
     let source: any StreamSource
     private let lock = Lock()

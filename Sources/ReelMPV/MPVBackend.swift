@@ -156,7 +156,7 @@ public final class MPVBackend {
             uris = [id: uri]
         case .queueNext(let token, let uri, let start):
             // Fetched ahead, so that it starts without a gap.
-            if QueueEntry.isRemote(uri) { stream?.source.classify(uri) { _ in } }
+            if URLParts.isRemote(uri) { stream?.source.classify(uri) { _ in } }
             dropQueued()
             guard let id = loadFile(uri, mode: "append", start: start) else {
                 return [.failed(token, reason: lastCommandError)]
@@ -324,7 +324,7 @@ public final class MPVBackend {
                     failure = (token, why, "")
                     return nil
                 }
-                if let uri = uris[end.playlist_entry_id], QueueEntry.isRemote(uri),
+                if let uri = uris[end.playlist_entry_id], URLParts.isRemote(uri),
                    monotonicNow() - openedAt >= MonotonicTime(networkTimeout) * 900_000 {
                     // mpv says only "Failed to open"; the wait says why.
                     let host = URL(string: uri)?.host ?? "the server"
@@ -402,7 +402,7 @@ public final class MPVBackend {
         mpv_get_property(handle, "stream-open-filename", MPV_FORMAT_STRING, &name)
         let url = name.map { String(cString: $0) } ?? ""
         mpv_free(name)
-        guard let stream, QueueEntry.isRemote(url) else {
+        guard let stream, URLParts.isRemote(url) else {
             mpv_hook_continue(handle, id)
             return
         }

@@ -66,7 +66,7 @@ struct CacheBench {
         let bus = try PrivateBus()
         let subject = try Subject.reeld(files: [], bus: bus, options: options)
         defer { subject.child.stop() }
-        let probe = try Probe(bus: bus, name: subject.busName)
+        let probe = try SignalClock(bus: bus, name: subject.busName)
         try probe.waitForOwner()
         if warm {
             // Played once to the end of its readahead, then downloaded whole, before the origin goes.
@@ -93,7 +93,7 @@ struct CacheBench {
         let bus = try PrivateBus()
         let subject = try Subject.reeld(files: [], bus: bus, options: ["--readahead", "256K"])
         defer { subject.child.stop() }
-        let probe = try Probe(bus: bus, name: subject.busName)
+        let probe = try SignalClock(bus: bus, name: subject.busName)
         try probe.waitForOwner()
         _ = try probe.send(MPRIS.player, "OpenUri", [.string(url)])
         guard probe.wait(timeout: 20, for: { $0.member == "Seeked" }) != nil else { throw HarnessError("no start") }
@@ -114,7 +114,7 @@ struct CacheBench {
         let bus = try PrivateBus()
         let subject = try Subject.reeld(files: [], bus: bus)
         defer { subject.child.stop() }
-        let probe = try Probe(bus: bus, name: subject.busName)
+        let probe = try SignalClock(bus: bus, name: subject.busName)
         try probe.waitForOwner()
         let pid = subject.child.process.processIdentifier
         let start = Usage.rss(pid)

@@ -62,7 +62,7 @@ struct FootprintBench {
             unlink(target)
             let bus = try PrivateBus()
             let subject = try Subject.reeld(files: [], bus: bus)
-            let probe = try Probe(bus: bus, name: subject.busName)
+            let probe = try SignalClock(bus: bus, name: subject.busName)
             try probe.waitForOwner()
             let t0 = monotonicNow()
             let child = try ChildProcess(Installed.reel, ["download", url], busAddress: bus.address, home: bus.dir)
@@ -173,7 +173,7 @@ struct FootprintBench {
         let child = try ChildProcess(Installed.reeld, ["--ao", "null", "--fresh", file.path], busAddress: bus.address,
                                      home: bus.dir, environment: environment)
         defer { child.stop() }
-        let probe = try Probe(bus: bus, name: "org.mpris.MediaPlayer2.reel")
+        let probe = try SignalClock(bus: bus, name: "org.mpris.MediaPlayer2.reel")
         try probe.waitForOwner()
         return settled(child.process.processIdentifier)
     }

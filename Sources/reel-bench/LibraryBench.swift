@@ -66,13 +66,13 @@ struct LibraryBench {
     }
 
     /// Starts reeld on a library, runs `body`, and returns its RSS afterwards (KiB).
-    private func daemonRSS(bus: PrivateBus, dataHome: URL, _ body: (Probe) throws -> Void) throws -> Int {
+    private func daemonRSS(bus: PrivateBus, dataHome: URL, _ body: (SignalClock) throws -> Void) throws -> Int {
         let reeld = Installed.reeld
         let home = bus.dir.appendingPathComponent("home-\(dataHome.lastPathComponent)")
         let child = try ChildProcess(reeld, ["--ao", "null", "--fresh"], busAddress: bus.address, home: home,
                                      environment: ["XDG_DATA_HOME": dataHome.path])
         defer { child.stop() }
-        let probe = try Probe(bus: bus, name: "org.mpris.MediaPlayer2.reel")
+        let probe = try SignalClock(bus: bus, name: "org.mpris.MediaPlayer2.reel")
         try probe.waitForOwner()
         try body(probe)
         return Usage.measure(pid: child.process.processIdentifier, seconds: 0.1).rssKiB

@@ -6,7 +6,7 @@ import ReelMPRIS
 
 /// The measurements `make bench` makes on each player.
 struct Measure {
-    let probe: Probe
+    let probe: SignalClock
 
     /// Time from sending PlayPause to receiving the PropertiesChanged that carries PlaybackStatus.
     func playPauseLatency(calls: Int) throws -> Stats {

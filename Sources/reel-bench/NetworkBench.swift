@@ -60,10 +60,10 @@ struct NetworkBench {
         try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int ?? 0
     }
 
-    private func daemon() throws -> (Subject, Probe, PrivateBus) {
+    private func daemon() throws -> (Subject, SignalClock, PrivateBus) {
         let bus = try PrivateBus()
         let subject = try Subject.reeld(files: [], bus: bus)
-        let probe = try Probe(bus: bus, name: subject.busName)
+        let probe = try SignalClock(bus: bus, name: subject.busName)
         try probe.waitForOwner()
         return (subject, probe, bus)
     }

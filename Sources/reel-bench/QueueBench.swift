@@ -25,7 +25,7 @@ struct QueueBench {
         let bus = try PrivateBus()
         let subject = try Subject.reeld(files: [], bus: bus)
         defer { subject.child.stop() }
-        let probe = try Probe(bus: bus, name: subject.busName)
+        let probe = try SignalClock(bus: bus, name: subject.busName)
         try probe.waitForOwner()
         var figures = Figures()
         figures.rssEmpty = Usage.measure(pid: subject.child.process.processIdentifier, seconds: 0.5).rssKiB
@@ -86,7 +86,7 @@ struct QueueBench {
     }
 
     /// Track ids (object paths) of `count` entries from `offset`, read with QueuePage.
-    private func trackIDs(_ probe: Probe, from offset: Int, count: Int) throws -> [DBusValue] {
+    private func trackIDs(_ probe: SignalClock, from offset: Int, count: Int) throws -> [DBusValue] {
         let rows = try probe.connection.callMethod(probe.name, MPRIS.objectPath, MPRIS.reel, "QueuePage",
                                                    [.uint32(UInt32(offset)), .int32(Int32(count))])[2].array ?? []
         return rows.compactMap { row in
@@ -95,14 +95,14 @@ struct QueueBench {
         }
     }
 
-    private func ping(_ probe: Probe) throws {
+    private func ping(_ probe: SignalClock) throws {
         _ = try probe.connection.callMethod(probe.name, MPRIS.objectPath, "org.freedesktop.DBus.Peer", "Ping", [])
     }
 
     /// From sending a change until a Ping after it is answered: the change's
     /// reply comes within the loop turn, the Ping's only when the turn, with
     /// its signals and its library hand-over, is done.
-    private func loopTime(_ probe: Probe, _ change: () throws -> Void) throws -> Double {
+    private func loopTime(_ probe: SignalClock, _ change: () throws -> Void) throws -> Double {
         probe.listen(0.05) { _, _ in }
         let start = monotonicNow()
         try change()
@@ -110,7 +110,7 @@ struct QueueBench {
         return Double(monotonicNow() - start)
     }
 
-    private func timed(_ probe: Probe, _ runs: Int, _ change: () throws -> Void) throws -> Stats {
+    private func timed(_ probe: SignalClock, _ runs: Int, _ change: () throws -> Void) throws -> Stats {
         Stats(try (0..<runs).map { _ in try loopTime(probe, change) })
     }
 }

@@ -55,7 +55,7 @@ struct SoundBench {
         try recording.waitUntilRunning()
         let subject = try start(tracks, bus, server.kind.audioOutput, server.environment, false)
         defer { subject.child.stop() }
-        let probe = try Probe(bus: bus, name: subject.busName)
+        let probe = try SignalClock(bus: bus, name: subject.busName)
         try probe.waitForOwner()
         var titles: [(String, Int64)] = []
         probe.listen(Double(tracks.count) * 3 + 2.5) { message, at in
@@ -81,7 +81,7 @@ struct SoundBench {
         try recording.waitUntilRunning()
         let subject = try start([long], bus, server.kind.audioOutput, server.environment, true)
         defer { subject.child.stop() }
-        let probe = try Probe(bus: bus, name: subject.busName)
+        let probe = try SignalClock(bus: bus, name: subject.busName)
         try probe.waitForOwner()
         probe.listen(1) { _, _ in }
         var sent: [Int64] = [try probe.send(MPRIS.player, "PlayPause")]
@@ -103,7 +103,7 @@ struct SoundBench {
         let bus = try PrivateBus()
         let subject = try start([long], bus, server.kind.audioOutput, server.environment, false)
         defer { subject.child.stop() }
-        let probe = try Probe(bus: bus, name: subject.busName)
+        let probe = try SignalClock(bus: bus, name: subject.busName)
         try probe.waitForOwner()
         probe.listen(2) { _, _ in }
         probe.listen(30) { message, _ in if message.member == "Seeked" { figures.steadySeeked += 1 } }

@@ -37,7 +37,7 @@ struct Subject {
 }
 
 /// A client connection that stamps every signal as it arrives.
-final class Probe {
+final class SignalClock {
     let connection: Connection
     let name: String
 

@@ -32,7 +32,7 @@ func run(_ make: (PrivateBus) throws -> Subject) throws -> Row {
     let bus = try PrivateBus()
     let subject = try make(bus)
     defer { subject.child.stop() }
-    let probe = try Probe(bus: bus, name: subject.busName)
+    let probe = try SignalClock(bus: bus, name: subject.busName)
     try probe.waitForOwner()
     probe.listen(1) { _, _ in }
     say("\(subject.label): CPU and RSS over 10 s of playback")
@@ -59,7 +59,7 @@ if CommandLine.arguments.contains("--latency") {
     let bus = try PrivateBus()
     let subject = try Subject.reeld(files: files, bus: bus)
     defer { subject.child.stop() }
-    let probe = try Probe(bus: bus, name: subject.busName)
+    let probe = try SignalClock(bus: bus, name: subject.busName)
     try probe.waitForOwner()
     probe.listen(1) { _, _ in }
     let stats = try Measure(probe: probe).playPauseLatency(calls: 1000)

@@ -8,12 +8,11 @@ import ReelLibrary
 /// Cover art for local files: an image beside the file, or the picture
 /// embedded in it, extracted once into the cache directory.
 final class CoverArt: Sendable {
-    static let names = ["cover.jpg", "cover.png", "folder.jpg", "folder.png", "Cover.jpg", "Folder.jpg", "front.jpg"]
     let cacheDir: URL
-    private let results: Mailbox<LoopTask>
+    private let results: Mailbox<LoopResult>
     private let queue = DispatchQueue(label: "reel.cover-art", qos: .utility)
 
-    init(cacheDir: URL, results: Mailbox<LoopTask>) {
+    init(cacheDir: URL, results: Mailbox<LoopResult>) {
         self.cacheDir = cacheDir
         self.results = results
     }
@@ -22,7 +21,7 @@ final class CoverArt: Sendable {
     static func beside(_ uri: String) -> String? {
         guard let url = URL(string: uri), url.isFileURL else { return nil }
         let dir = url.deletingLastPathComponent()
-        for name in names {
+        for name in Probe.coverNames {
             let candidate = dir.appendingPathComponent(name)
             if FileManager.default.isReadableFile(atPath: candidate.path) { return candidate.absoluteString }
         }

@@ -28,7 +28,7 @@ extension Daemon: CacheHost {
             }
             return url
         }
-        guard QueueEntry.isRemote(item) else {
+        guard URLParts.isRemote(item) else {
             throw BusError(MPRIS.errorInvalidURI,
                            "only http(s) URLs and library ids can be downloaded, not \"\(item.escapingControls())\"")
         }

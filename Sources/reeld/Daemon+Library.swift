@@ -8,7 +8,7 @@ import ReelLibrary
 import ReelMPRIS
 
 /// Work finished off the loop, handed back to it.
-enum LoopTask: Sendable {
+enum LoopResult: Sendable {
     case importProgress(job: Int, done: Int, total: Int)
     case importDone(job: Int, ImportSummary)
     case coverArt(EntryID, String)
@@ -20,7 +20,7 @@ enum LoopTask: Sendable {
     case syncDone(job: Int, Result<SyncOutcome, BusError>)
 }
 
-extension Daemon: LibraryHost {
+extension Daemon: LibrarySession {
     private var store: Library {
         get throws {
             guard let store = library.library else { throw DaemonError(library.problem ?? "no library") }
@@ -39,7 +39,7 @@ extension Daemon: LibraryHost {
 
     func forgetPosition(_ id: Int64) throws -> Bool {
         let forgotten = try store.forgetPosition(id)
-        forgetQueuedPosition(of: id)
+        forgetPosition(ofItem: id)
         return forgotten
     }
 

@@ -10,7 +10,7 @@ import ReelMPV
 
 /// Wires the engine to its adapters and runs the single-threaded loop.
 /// All engine state is touched on this thread only.
-final class Daemon: PlayerHost {
+final class Daemon: Session {
     private(set) var engine = Engine(seed: UInt64(truncatingIfNeeded: monotonicNow()))
     let backend: MPVBackend
     /// The cache of remote media; nil with cache-size 0.
@@ -32,7 +32,7 @@ final class Daemon: PlayerHost {
     }()
     let library: LibraryBridge
     /// Results of work done off the loop (imports, cover art, probes, library writes).
-    let tasks: Mailbox<LoopTask>
+    let tasks: Mailbox<LoopResult>
     private var jobs: [Int: (progress: (Int, Int) -> Void, done: (ImportSummary) -> Void)] = [:]
     private var nextJob = 0
     var activePlaylist: PlaylistInfo?
@@ -42,7 +42,7 @@ final class Daemon: PlayerHost {
     /// `settings` are applied before clients can see anything, so that they
     /// read as the start-up state rather than as changes.
     init(connection: Connection, backend: MPVBackend, cache: Cache?, introspectionXML: String, cacheDir: URL,
-         library: LibraryBridge, tasks: Mailbox<LoopTask>, settings: [Command], resume: ResumePolicy) {
+         library: LibraryBridge, tasks: Mailbox<LoopResult>, settings: [Command], resume: ResumePolicy) {
         self.connection = connection
         engine.resumePolicy = resume
         self.cache = cache
@@ -55,7 +55,7 @@ final class Daemon: PlayerHost {
                              cache: cache == nil ? nil : self, introspectionXML: introspectionXML, version: reelVersion)
     }
 
-    // MARK: PlayerHost
+    // MARK: Session
 
     var snapshot: Snapshot { engine.snapshot }
     var queue: Queue { engine.queue }
@@ -95,7 +95,7 @@ final class Daemon: PlayerHost {
         return nextJob
     }
 
-    private func handle(_ task: LoopTask) {
+    private func handle(_ task: LoopResult) {
         switch task {
         case .downloadProgress(let url, let present, let length): mpris?.downloadProgress(url, present: present, length: length)
         case .downloadDone(let url, let result): downloadEnded(url, result)
@@ -112,13 +112,13 @@ final class Daemon: PlayerHost {
     }
 
     /// A forgotten position also stops applying to entries already queued.
-    func forgetQueuedPosition(of item: Int64) {
-        engine.forgetResume(item: item)
-        library.forgetPosition(of: item)
+    func forgetPosition(ofItem item: Int64) {
+        engine.forgetPosition(ofItem: item)
+        library.forgetPosition(ofItem: item)
     }
 
     /// The engine's estimate of what is heard, extrapolated to now. mpv's
-    /// time-pos is only a sample taken at its last audio chunk (up to ~100 ms
+    /// audio-pts is only a sample taken at its last audio chunk (up to ~100 ms
     /// old), so reading it directly would lag; every sample feeds the estimate instead.
     func position() -> MediaTime {
         engine.position(at: monotonicNow())

@@ -34,7 +34,7 @@ final class LibraryBridge {
     /// Why the library is unavailable or not being written to, if it is.
     var problem: String? { openError ?? writeError.map { "cannot write \(file): \($0)" } }
 
-    init(path: String, outcomes: Mailbox<LoopTask>) {
+    init(path: String, outcomes: Mailbox<LoopResult>) {
         file = path
         do {
             library = try Library(path: path)
@@ -93,7 +93,7 @@ final class LibraryBridge {
     }
 
     /// A position forgotten by the user: the library's row says so already.
-    func forgetPosition(of item: Int64) { positions[item] = nil }
+    func forgetPosition(ofItem item: Int64) { positions[item] = nil }
 
     /// Notes what the engine asks to keep about `entry` (as it was then).
     func record(_ change: StorageChange, entry: QueueEntry) {

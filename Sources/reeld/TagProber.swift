@@ -10,14 +10,14 @@ import ReelLibrary
 /// Each URI is probed once, however many entries name it. Used from the loop
 /// thread only.
 final class TagProber {
-    private let results: Mailbox<LoopTask>
+    private let results: Mailbox<LoopResult>
     private let workers = [DispatchQueue(label: "reel.probe.1", qos: .utility),
                            DispatchQueue(label: "reel.probe.2", qos: .utility)]
     private var turn = 0
     /// Entries waiting for the probe of their URI.
     private var waiting: [String: [EntryID]] = [:]
 
-    init(results: Mailbox<LoopTask>) {
+    init(results: Mailbox<LoopResult>) {
         self.results = results
     }
 

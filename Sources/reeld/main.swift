@@ -70,7 +70,7 @@ do { backend = try MPVBackend(options: .init(audioOutput: options.audioOutput, v
     log("cannot start libmpv: \(error)")
     exit(1)
 }
-let tasks: Mailbox<LoopTask>
+let tasks: Mailbox<LoopResult>
 do { tasks = try Mailbox() } catch { log("\(error)"); exit(1) }
 let library = LibraryBridge(path: Library.defaultPath(environment: environment), outcomes: tasks)
 if let problem = library.openError { log("\(problem); playing without a library") }

@@ -151,6 +151,7 @@ final class StressTests: DaemonTestCase {
 
 /// Counts answers and collects failures from many threads.
 final class Tally: @unchecked Sendable {
+    // @unchecked: the counts are only touched under `lock`.
     private let lock = NSLock()
     private(set) var answered = 0
     private(set) var errors = 0
@@ -177,6 +178,7 @@ final class Tally: @unchecked Sendable {
 
 /// The entries each client holds at the end.
 final class Models: @unchecked Sendable {
+    // @unchecked: the models are only touched under `lock`.
     private let lock = NSLock()
     private(set) var all = Set<UInt64>()
 

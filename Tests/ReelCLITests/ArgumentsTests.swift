@@ -1,5 +1,6 @@
 import XCTest
 @testable import ReelCLI
+import ReelCore
 
 final class ArgumentsTests: XCTestCase {
     func parse(_ line: String) throws -> CLICommand {
@@ -49,8 +50,8 @@ final class ArgumentsTests: XCTestCase {
         XCTAssertNil(TimeText.parse("1.2345678"))
         XCTAssertNil(TimeText.parse("1:2:3:4"))
         XCTAssertNil(TimeText.parse(""))
-        XCTAssertEqual(TimeText.format(65_900_000), "1:05")
-        XCTAssertEqual(TimeText.format(3_723_000_000), "1:02:03")
+        XCTAssertEqual(ClockText.format(65_900_000), "1:05")
+        XCTAssertEqual(ClockText.format(3_723_000_000), "1:02:03")
     }
 
     func testStatusLine() {

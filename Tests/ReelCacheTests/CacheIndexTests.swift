@@ -50,7 +50,8 @@ final class CacheIndexTests: XCTestCase {
         }
     }
 
-    final class Failures: @unchecked Sendable {   // NSLock guards the list
+    final class Failures: @unchecked Sendable {
+        // @unchecked: the list is only touched under `lock`.
         private let lock = NSLock()
         private var list: [String] = []
         func add(_ s: String) { lock.lock(); list.append(s); lock.unlock() }

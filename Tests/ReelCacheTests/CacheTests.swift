@@ -451,6 +451,7 @@ final class CacheTests: XCTestCase {
 
 /// A value shared between a test and its threads.
 final class LockedBox<T>: @unchecked Sendable {
+    // @unchecked: the value is only touched under `lock`.
     private let lock = NSLock()
     private var stored: T
     init(_ value: T) { stored = value }

@@ -42,7 +42,7 @@ final class EngineTransportTests: XCTestCase {
         XCTAssertEqual(h.position, 0, "one sample that moved is not yet proof")
         h.advance(ms: 50)
         h.event(.position(h.token, 150_000))
-        XCTAssertEqual(h.playbackEffects, [.announce(.seeked(150_000))], "heard to start 100 ms ago; widgets are told")
+        XCTAssertEqual(h.playbackEffects, [.announce(.seeked(150_000))], "heard to start 100 ms ago; widgets are widgetsTold")
         h.advance(ms: 1000)
         XCTAssertEqual(h.position, 1_150_000)
     }

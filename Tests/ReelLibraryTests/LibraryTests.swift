@@ -160,6 +160,7 @@ extension LibraryTests {
     }
 
     final class Failures: @unchecked Sendable {
+        // @unchecked: the list is only touched under `lock`.
         private let lock = NSLock()
         private var list: [String] = []
         func add(_ s: String) { lock.lock(); list.append(s); lock.unlock() }

@@ -1,0 +1,39 @@
+/// The session every control bus drives and shows: MPRIS today, the MPD
+/// protocol next. A bus turns its requests into `Command`s and renders the
+/// snapshot and its changes; it never sees storage, the player or another bus.
+/// reeld implements it; every call happens on its loop thread.
+public protocol Session: AnyObject {
+    var snapshot: Snapshot { get }
+    /// The queue, for lookups by id and pages of it (the snapshot does not copy it).
+    var queue: Queue { get }
+    /// Runs a command through the engine and performs its effects.
+    func run(_ command: Command) -> Result<Void, CommandError>
+    /// The position now, in µs: the engine's estimate of what is heard, extrapolated to now.
+    func position() -> MediaTime
+    func quit()
+    /// A URI or absolute path checked as something that can be played.
+    func validate(_ text: String) -> Result<String, URIProblem>
+    /// Like `validate`, but a local playlist becomes its entries.
+    func expand(_ text: String) -> Result<[String], URIProblem>
+    /// Why the media library is unavailable, if it is.
+    var libraryError: String? { get }
+}
+
+/// The session's library and stored playlists, when there is a library.
+/// `importItems` calls back on the loop thread too.
+public protocol LibrarySession: AnyObject {
+    func libraryItems(matching query: String, offset: Int, limit: Int) throws -> [LibraryItem]
+    func libraryItem(_ id: Int64) throws -> LibraryItem?
+    func removeLibraryItem(_ id: Int64) throws -> Bool
+    func forgetPosition(_ id: Int64) throws -> Bool
+    /// Queues the items and plays the first; returns how many were queued.
+    func playLibraryItems(_ items: [LibraryItem]) -> Int
+    /// Starts an import off the loop; `progress` and `done` are called on the loop.
+    func importItems(_ inputs: [String], progress: @escaping (Int, Int) -> Void,
+                     done: @escaping (ImportSummary) -> Void) throws
+    func savePlaylist(_ name: String) throws -> Int
+    /// Replaces the queue with the playlist; nil if there is no such playlist.
+    func loadPlaylist(id: Int64) throws -> Int?
+    func playlists() throws -> [PlaylistInfo]
+    var activePlaylist: PlaylistInfo? { get }
+}
