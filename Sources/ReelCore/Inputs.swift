@@ -156,4 +156,11 @@ public enum StorageChange: Equatable, Sendable {
     case finished(EntryID)
     /// The entry learnt tags its item should keep.
     case learned(EntryID)
+
+    /// The entry whose item it concerns.
+    public var entry: EntryID {
+        switch self {
+        case .savePosition(let id, _), .finished(let id), .learned(let id): id
+        }
+    }
 }

@@ -149,8 +149,7 @@ final class Daemon: Session {
                 announcements.append(announcement)
                 if case .trackAdded(let id, _) = announcement, let entry = engine.queue[id] { prober.probeIfUnknown(entry) }
             case .store(let change):
-                let id = switch change { case .savePosition(let id, _), .finished(let id), .learned(let id): id }
-                if let entry = engine.queue[id] { library.record(change, entry: entry) }
+                if let entry = engine.queue[change.entry] { library.record(change, entry: entry) }
             case .log(let line):
                 log(line)
             }
