@@ -37,3 +37,25 @@ public protocol LibrarySession: AnyObject {
     func playlists() throws -> [PlaylistInfo]
     var activePlaylist: PlaylistInfo? { get }
 }
+
+/// The session's cache, downloads and feeds, when there is a cache. `sync`
+/// answers on the loop thread too.
+public protocol CacheSession: AnyObject {
+    /// Starts downloading URLs or library item ids (as text); returns the URLs.
+    func download(_ items: [String]) throws(SessionError) -> [String]
+    func cancelDownload(_ url: String) -> Bool
+    /// Cancels every download and forgets failed ones; how many were pending.
+    func cancelAllDownloads() -> Int
+    /// Downloads that failed for good, with why.
+    var failedDownloads: [(url: String, error: String)] { get }
+    func cacheEntries() -> [CacheEntry]
+    func cachePath(_ url: String) -> String?
+    /// Drops `url` (nil: everything not in use); how many were dropped.
+    func clearCache(_ url: String?) -> Int
+    var cacheSize: (bytes: Int64, limit: Int64) { get }
+    /// The current entry's fill, when it is read through the cache.
+    var cacheFill: (present: Int64, length: Int64?)? { get }
+    /// Reads a feed off the loop, catalogues it and starts its downloads.
+    func sync(_ feed: String, download: Bool,
+              done: @escaping (Result<SyncOutcome, SessionError>) -> Void)
+}

@@ -1,28 +1,6 @@
 import ReelCore
 import ReelDBus
 
-/// What the adapter needs from the daemon for the cache, downloads and
-/// feeds. Every call happens on the loop thread; `sync` answers there too.
-public protocol CacheHost: AnyObject {
-    /// Starts downloading URLs or library item ids (as text); returns the URLs.
-    func download(_ items: [String]) throws -> [String]
-    func cancelDownload(_ url: String) -> Bool
-    /// Cancels every download and forgets failed ones; how many were pending.
-    func cancelAllDownloads() -> Int
-    /// Downloads that failed for good, with why.
-    var failedDownloads: [(url: String, error: String)] { get }
-    func cacheEntries() -> [CacheEntry]
-    func cachePath(_ url: String) -> String?
-    /// Drops `url` (nil: everything not in use); how many were dropped.
-    func clearCache(_ url: String?) -> Int
-    var cacheSize: (bytes: Int64, limit: Int64) { get }
-    /// The current entry's fill, when it is read through the cache.
-    var cacheFill: (present: Int64, length: Int64?)? { get }
-    /// Reads a feed off the loop, catalogues it and starts its downloads.
-    func sync(_ feed: String, download: Bool,
-              done: @escaping (Result<SyncOutcome, BusError>) -> Void)
-}
-
 extension MPRISService {
     static let errorNotCached = "dev.reel.Error.NotCached"
     static let errorNoCache = "dev.reel.Error.NoCache"
@@ -34,7 +12,11 @@ extension MPRISService {
         }
         switch member {
         case "Download":
-            return [.strings(try cache.download(args[0].stringArray ?? []))]
+            do {
+                return [.strings(try cache.download(args[0].stringArray ?? []))]
+            } catch {
+                throw Self.busError(error)
+            }
         case "CancelDownload":
             return [.boolean(cache.cancelDownload(args[0].string!))]
         case "CancelAllDownloads":
@@ -70,7 +52,7 @@ extension MPRISService {
                 case .success(let done):
                     self?.reply(to: message, [.uint32(UInt32(done.added)), .uint32(UInt32(done.known)), .strings(done.downloading)])
                 case .failure(let error):
-                    if let reply = message.makeError(error) { self?.connection.enqueue(reply) }
+                    if let reply = message.makeError(Self.busError(error)) { self?.connection.enqueue(reply) }
                     self?.flush()
                 }
             }

@@ -10,14 +10,14 @@ public final class MPRISService {
     let connection: Connection
     let host: any Session
     let library: (any LibrarySession)?
-    let cache: CacheHost?
+    let cache: (any CacheSession)?
     private let introspectionXML: String
     private let interfaces: [String: InterfaceSpec]
     private let version: String
     private var published: Snapshot
     private var publishedLibraryError: String?
 
-    public init(connection: Connection, host: any Session, library: (any LibrarySession)?, cache: CacheHost? = nil,
+    public init(connection: Connection, host: any Session, library: (any LibrarySession)?, cache: (any CacheSession)? = nil,
                 introspectionXML: String, version: String) {
         self.cache = cache
         self.connection = connection
@@ -208,10 +208,17 @@ public final class MPRISService {
     }
 
     /// A URI problem under the D-Bus error names reel's clients know.
-    public static func busError(_ problem: URIProblem) -> BusError {
-        switch problem {
-        case .invalid(let message): BusError(MPRIS.errorInvalidURI, message)
-        case .noSuchFile(let message): BusError(MPRIS.errorNoSuchFile, message)
+    public static func busError(_ problem: URIProblem) -> BusError { busError(SessionError(problem)) }
+
+    /// A session's refusal under the D-Bus error names reel's clients know.
+    public static func busError(_ error: SessionError) -> BusError {
+        switch error.kind {
+        case .invalidArgument: BusError.invalidArgs(error.message)
+        case .invalidURI: BusError(MPRIS.errorInvalidURI, error.message)
+        case .noSuchFile: BusError(MPRIS.errorNoSuchFile, error.message)
+        case .noSuchItem: BusError(MPRIS.errorNoSuchItem, error.message)
+        case .noLibrary: BusError(MPRIS.errorNoLibrary, error.message)
+        case .failed: BusError.failed(error.message)
         }
     }
 

@@ -9,30 +9,32 @@ import ReelLibrary
 import ReelMPRIS
 
 /// Downloads, feeds and the cache, for the extension interface.
-extension Daemon: CacheHost {
-    func download(_ items: [String]) throws -> [String] {
-        guard let cache else { throw BusError.failed("there is no cache") }
+extension Daemon: CacheSession {
+    func download(_ items: [String]) throws(SessionError) -> [String] {
+        guard let cache else { throw SessionError(.failed, "there is no cache") }
         let urls = try items.map(remoteURL)
         startDownloads(urls, in: cache)
         return urls
     }
 
     /// A URL, or the remote URL of a library item given by id.
-    private func remoteURL(_ item: String) throws -> String {
+    private func remoteURL(_ item: String) throws(SessionError) -> String {
         if let id = Int64(item) {
-            guard let found = try libraryItem(id) else {
-                throw BusError(MPRIS.errorNoSuchItem, "no library item with id \(id)")
+            let item: LibraryItem?
+            do { item = try libraryItem(id) } catch { throw SessionError(.failed, "cannot read the library: \(error)") }
+            guard let found = item else {
+                throw SessionError(.noSuchItem, "no library item with id \(id)")
             }
             guard let url = found.remoteURL else {
-                throw BusError.invalidArgs("library item \(id) is a local file (\(found.localPath ?? "?")), not a URL")
+                throw SessionError(.invalidArgument, "library item \(id) is a local file (\(found.localPath ?? "?")), not a URL")
             }
             return url
         }
         guard URLParts.isRemote(item) else {
-            throw BusError(MPRIS.errorInvalidURI,
-                           "only http(s) URLs and library ids can be downloaded, not \"\(item.escapingControls())\"")
+            throw SessionError(.invalidURI,
+                               "only http(s) URLs and library ids can be downloaded, not \"\(item.escapingControls())\"")
         }
-        return try PlayableURI.validate(item).mapError(MPRISService.busError).get()
+        return try PlayableURI.validate(item).mapError(SessionError.init).get()
     }
 
     /// Starts the downloads not running yet; each library item gets its file when it is done.
@@ -87,41 +89,41 @@ extension Daemon: CacheHost {
     }
 
     func sync(_ feed: String, download: Bool,
-              done: @escaping (Result<SyncOutcome, BusError>) -> Void) {
-        guard let cache else { return done(.failure(BusError.failed("there is no cache"))) }
+              done: @escaping (Result<SyncOutcome, SessionError>) -> Void) {
+        guard let cache else { return done(.failure(SessionError(.failed, "there is no cache"))) }
         guard let libraryPath = library.path else {
-            return done(.failure(BusError(MPRIS.errorNoLibrary, "the media library is unavailable")))
+            return done(.failure(SessionError(.noLibrary, "the media library is unavailable")))
         }
         guard let job = startSync(feed, done) else {
-            return done(.failure(BusError.failed("\(feed) is being synced already")))
+            return done(.failure(SessionError(.failed, "\(feed) is being synced already")))
         }
         let (mailbox, timeout) = (tasks, cache.settings.timeout)
         Threads.start(name: "reel-sync") {
             // A few feeds at a time: each holds up to 32 MiB of work.
             Self.syncPlaces.wait()
             defer { Self.syncPlaces.signal() }
-            let outcome = Result<SyncOutcome, BusError> { () throws(BusError) -> SyncOutcome in
+            let outcome = Result<SyncOutcome, SessionError> { () throws(SessionError) -> SyncOutcome in
                 let items: [ProbedItem]
                 do {
                     if feed.hasPrefix("/") {
-                        guard access(feed, R_OK) == 0 else { throw BusError(MPRIS.errorNoSuchFile, "cannot read \(feed)") }
+                        guard access(feed, R_OK) == 0 else { throw SessionError(.noSuchFile, "cannot read \(feed)") }
                         items = try Feed.items(atPath: feed, base: URL(fileURLWithPath: feed))
                     } else {
                         let fd: Int32
                         do { fd = try HTTPDocument.fetch(feed, timeout: timeout, limit: Feed.largest, into: cache.directory) } catch {
-                            throw BusError.failed("cannot fetch \(feed): \(error)")
+                            throw SessionError(.failed, "cannot fetch \(feed): \(error)")
                         }
                         defer { close(fd) }
                         items = try Feed.items(fd: fd, base: URL(string: feed))
                     }
-                } catch let error as BusError {
+                } catch let error as SessionError {
                     throw error
                 } catch {
-                    throw BusError.invalidArgs("\(feed): \(error)")
+                    throw SessionError(.invalidArgument, "\(feed): \(error)")
                 }
                 let added: Int
                 do { added = try Library(path: libraryPath, check: false).addAll(items) } catch {
-                    throw BusError.failed("cannot add the feed's items to the library: \(error)")
+                    throw SessionError(.failed, "cannot add the feed's items to the library: \(error)")
                 }
                 let missing = download ? items.compactMap(\.remoteURL).filter {
                     !FileManager.default.fileExists(atPath: cache.storedPath($0))
@@ -132,8 +134,8 @@ extension Daemon: CacheHost {
         }
     }
 
-    func syncEnded(_ result: Result<SyncOutcome, BusError>,
-                   _ done: (Result<SyncOutcome, BusError>) -> Void) {
+    func syncEnded(_ result: Result<SyncOutcome, SessionError>,
+                   _ done: (Result<SyncOutcome, SessionError>) -> Void) {
         if case .success(let outcome) = result, let cache {
             startDownloads(outcome.downloading, in: cache)
         }

@@ -17,7 +17,7 @@ enum LoopResult: Sendable {
     case tags(String, TrackMetadata?)
     case downloadProgress(String, Int64, Int64?)
     case downloadDone(String, Result<String, CacheError>)
-    case syncDone(job: Int, Result<SyncOutcome, BusError>)
+    case syncDone(job: Int, Result<SyncOutcome, SessionError>)
 }
 
 extension Daemon: LibrarySession {

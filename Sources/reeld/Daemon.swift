@@ -16,7 +16,7 @@ final class Daemon: Session {
     /// The cache of remote media; nil with cache-size 0.
     let cache: Cache?
     /// Syncs running, by job: the feed, and whom to answer.
-    private var syncs: [Int: (feed: String, done: (Result<SyncOutcome, BusError>) -> Void)] = [:]
+    private var syncs: [Int: (feed: String, done: (Result<SyncOutcome, SessionError>) -> Void)] = [:]
     private let connection: Connection
     private(set) var mpris: MPRISService?
     /// Engine announcements of this loop turn, for the MPRIS adapter.
@@ -88,7 +88,7 @@ final class Daemon: Session {
     }
 
     /// A job number for a sync of `feed`; nil while one of the same feed runs.
-    func startSync(_ feed: String, _ done: @escaping (Result<SyncOutcome, BusError>) -> Void) -> Int? {
+    func startSync(_ feed: String, _ done: @escaping (Result<SyncOutcome, SessionError>) -> Void) -> Int? {
         guard !syncs.values.contains(where: { $0.feed == feed }) else { return nil }
         nextJob += 1
         syncs[nextJob] = (feed, done)

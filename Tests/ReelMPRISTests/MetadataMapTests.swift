@@ -42,4 +42,17 @@ final class MetadataMapTests: XCTestCase {
         XCTAssertEqual(MPRISService.busError(.noSuchFile("y")).name, MPRIS.errorNoSuchFile)
         XCTAssertEqual(MPRISService.busError(.noSuchFile("y")).message, "y")
     }
+
+    func testSessionErrorsKeepTheirDBusNames() {
+        let names: [(SessionError.Kind, String)] = [
+            (.invalidArgument, "org.freedesktop.DBus.Error.InvalidArgs"), (.invalidURI, MPRIS.errorInvalidURI),
+            (.noSuchFile, MPRIS.errorNoSuchFile), (.noSuchItem, MPRIS.errorNoSuchItem), (.noLibrary, MPRIS.errorNoLibrary),
+            (.failed, "org.freedesktop.DBus.Error.Failed"),
+        ]
+        for (kind, name) in names {
+            let error = MPRISService.busError(SessionError(kind, "why"))
+            XCTAssertEqual(error.name, name)
+            XCTAssertEqual(error.message, "why")
+        }
+    }
 }
