@@ -29,7 +29,9 @@ let package = Package(
         .target(name: "ReelDBus", dependencies: ["ReelCore", "ReelSystem", "CDBus"]),
         .target(name: "ReelMPRIS", dependencies: ["ReelCore", "ReelSystem", "ReelDBus"]),
         .target(name: "ReelMPV", dependencies: ["ReelCore", "ReelSystem", "CMPV"]),
-        .executableTarget(name: "reeld", dependencies: ["ReelCore", "ReelSystem", "ReelDBus", "ReelMPRIS", "ReelMPV", "ReelLibrary", "ReelCache", "CLinux"]),
+        // The MPD protocol: a second control bus over the same session as MPRIS.
+        .target(name: "ReelMPD", dependencies: ["ReelCore", "ReelSystem"]),
+        .executableTarget(name: "reeld", dependencies: ["ReelCore", "ReelSystem", "ReelDBus", "ReelMPRIS", "ReelMPD", "ReelMPV", "ReelLibrary", "ReelCache", "CLinux"]),
         .target(name: "ReelCLI", dependencies: ["ReelCore", "ReelDBus"]),
         .executableTarget(name: "reel", dependencies: ["ReelCLI", "ReelDBus"]),
         .target(name: "ReelHarness", dependencies: ["ReelCore", "ReelSystem", "ReelDBus", "ReelMPRIS"]),
@@ -38,6 +40,7 @@ let package = Package(
         .testTarget(name: "ReelSystemTests", dependencies: ["ReelSystem"]),
         .testTarget(name: "ReelDBusTests", dependencies: ["ReelDBus"]),
         .testTarget(name: "ReelCLITests", dependencies: ["ReelCLI", "ReelCore"]),
+        .testTarget(name: "ReelMPDTests", dependencies: ["ReelMPD", "ReelCore"]),
         .testTarget(name: "ReelMPRISTests", dependencies: ["ReelMPRIS", "ReelCore", "ReelDBus"]),
         .testTarget(name: "ReelHarnessTests", dependencies: ["ReelHarness", "ReelCore", "ReelDBus", "ReelMPRIS"]),
         .testTarget(name: "ReelLibraryTests", dependencies: ["ReelLibrary", "ReelCore", "ReelSQLite", "ReelHarness"]),

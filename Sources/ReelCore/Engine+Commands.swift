@@ -20,9 +20,30 @@ extension Engine {
         case .remove(let id):
             guard queue[id] != nil else { return .failure(.noSuchTrack(id)) }
             return .success(remove(id, now: now))
+        case .move(let id, let index):
+            guard queue[id] != nil else { return .failure(.noSuchTrack(id)) }
+            guard (0..<queue.count).contains(index) else {
+                return .failure(.invalidArgument("there is no position \(index) in a queue of \(queue.count)"))
+            }
+            guard queue.index(of: id) != index else { return .success([]) }
+            queue.move(id, to: index)
+            let after = index > 0 ? queue.entries[index - 1].id : nil
+            // MPRIS has no move: the track leaves its place and comes back at the new one.
+            return .success([.announce(.trackRemoved(id)), .announce(.trackAdded(id, after: after))])
         case .goTo(let id):
             guard queue[id] != nil else { return .failure(.noSuchTrack(id)) }
             return .success(start(id, play: true, now: now))
+        case .startAt(let id, let position):
+            guard let entry = queue[id] else { return .failure(.noSuchTrack(id)) }
+            guard position >= 0, position <= (entry.metadata.length ?? .max) else {
+                return .failure(.invalidArgument("the position is past the end of the track"))
+            }
+            if id == state.token?.entry, state.load?.seekable == true { return .success(seek(to: position, now: now)) }
+            let paused = switch state {
+            case .paused, .loading(_, play: false): true
+            default: false
+            }
+            return .success(start(id, play: !paused, now: now, from: position))
         case .clear:
             let effects: [Effect] = state.token == nil ? [] : [.backend(.unload)]
             queue.removeAll()
@@ -151,10 +172,11 @@ extension Engine {
     }
 
     /// Loads an entry; `policy` overrides which entries resume (a restored session always does).
-    mutating func start(_ id: EntryID, play: Bool, now: MonotonicTime, policy: ResumePolicy? = nil) -> [Effect] {
+    mutating func start(_ id: EntryID, play: Bool, now: MonotonicTime, policy: ResumePolicy? = nil,
+                        from chosen: MediaTime? = nil) -> [Effect] {
         guard let entry = queue[id] else { return [] }
         var effects = save(now: now)   // where the entry we leave stopped
-        let (position, finished) = Engine.resumePoint(entry, policy: policy ?? resumePolicy)
+        let (position, finished) = chosen.map { ($0, false) } ?? Engine.resumePoint(entry, policy: policy ?? resumePolicy)
         if finished {
             queue.update(id) { $0.resumeAt = 0 }
             effects.append(.store(.finished(id)))

@@ -31,7 +31,11 @@ public enum Command: Equatable, Sendable {
     /// Inserts entries after an entry (nil: at the end); `play` starts the first.
     case add(entries: [NewEntry], after: EntryID?, atStart: Bool, play: Bool)
     case remove(EntryID)
+    /// Moves an entry to this index of the track list (MPD `move`); play order is kept.
+    case move(EntryID, to: Int)
     case goTo(EntryID)
+    /// Loads an entry from this position (MPD `seek` on another song); a paused player stays paused.
+    case startAt(EntryID, MediaTime)
     case clear
     case setRate(Double)
     case setVolume(Double)

@@ -142,6 +142,31 @@ public struct Queue: Sendable {
         return removed
     }
 
+    /// Moves an entry to `index` in the track list, keeping its id and its
+    /// place in the play order. False when there is no such entry or place.
+    @discardableResult
+    public mutating func move(_ id: EntryID, to target: Int) -> Bool {
+        guard let i = index(of: id), (0..<entries.count).contains(target) else { return false }
+        guard i != target else { return true }
+        let entry = entries.remove(at: i), rank = ranks.remove(at: i), key = keys.remove(at: i)
+        ids.remove(at: i)
+        guard let newRank = spread(1, between: target > 0 ? ranks[target - 1] : nil,
+                                   and: target < ranks.count ? ranks[target] : nil)?.first else {
+            // No room between the new neighbours: put it back, lay the ranks out afresh, try again.
+            entries.insert(entry, at: i); ranks.insert(rank, at: i); keys.insert(key, at: i); ids.insert(id.raw, at: i)
+            renumber()
+            return move(id, to: target)
+        }
+        revision += 1
+        entries.insert(entry, at: target)
+        ranks.insert(newRank, at: target)
+        keys.insert(key, at: target)
+        ids.insert(id.raw, at: target)
+        rankByID.set(id, rank: newRank)
+        changes.upserted.insert(id)
+        return true
+    }
+
     public mutating func removeAll() {
         revision += 1
         entries.removeAll()

@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import ReelSystem
 import ReelCore
+import ReelMPD
 
 /// `$XDG_CONFIG_HOME/reel/reeld.conf`: defaults for reeld's options, one
 /// `key = value` a line, `#` starts a comment. The command line wins.
@@ -40,12 +41,16 @@ enum ConfigFile {
                 options.resume = Options.ResumeMode(rawValue: value)!
             case ("resume-min-length", let value) where Int64(value).map({ (0...86_400).contains($0) }) == true:
                 options.resumeMinLength = Int64(value)! * 1_000_000
-            case ("ao", _), ("vo", _), ("video", _), ("replaygain", _), ("network-timeout", _), ("cache-size", _), ("readahead", _),
+            case ("mpd-listen", _) where ListenAddress.parse(parts[1]) != nil:
+                options.mpdListen = ListenAddress.parse(parts[1])
+            case ("mpd-password", let value) where !value.isEmpty:
+                options.mpdPassword = parts[1]
+            case ("ao", _), ("vo", _), ("mpd-listen", _), ("mpd-password", _), ("video", _), ("replaygain", _), ("network-timeout", _), ("cache-size", _), ("readahead", _),
                  ("resume", _), ("resume-min-length", _):
                 warnings.append("\(at): bad value for \(parts[0]): \(parts[1])")
             default:
                 warnings.append("\(at): unknown setting \(parts[0]) (known: ao, vo, video, replaygain, network-timeout, "
-                                + "cache-size, readahead, resume, resume-min-length)")
+                                + "cache-size, readahead, resume, resume-min-length, mpd-listen, mpd-password)")
             }
         }
         return warnings

@@ -5,6 +5,7 @@ import ReelCache
 import ReelCore
 import ReelDBus
 import ReelLibrary
+import ReelMPD
 import ReelMPRIS
 import ReelMPV
 
@@ -19,6 +20,8 @@ final class Daemon: Session {
     private var syncs: [Int: (feed: String, done: (Result<SyncOutcome, SessionError>) -> Void)] = [:]
     private let connection: Connection
     private(set) var mpris: MPRISService?
+    /// The MPD protocol's listeners, a sibling of `mpris` over the same session.
+    private(set) var mpd: MPDServer?
     /// Engine announcements of this loop turn, for the MPRIS adapter.
     private var announcements: [Announcement] = []
     private var quitting = false
@@ -53,6 +56,12 @@ final class Daemon: Session {
         for command in settings { _ = run(command) }
         mpris = MPRISService(connection: connection, host: self, library: library.library == nil ? nil : self,
                              cache: cache == nil ? nil : self, introspectionXML: introspectionXML, version: reelVersion)
+    }
+
+    /// Opens the MPD protocol's listeners.
+    func openMPD(socketPath: String?, tcp: ListenAddress?, password: String?) throws(SystemError) {
+        let commands = MPDCommands(session: self, library: library.library == nil ? nil : self, password: password)
+        mpd = try MPDServer(commands: commands, socketPath: socketPath, tcp: tcp)
     }
 
     // MARK: Session
@@ -220,7 +229,7 @@ final class Daemon: Session {
 
     /// Runs until Quit or a stop signal. Returns the exit status.
     func runLoop(stopFD: Int32) -> Int32 {
-        var fds = [
+        let fixed = [
             pollfd(fd: connection.fd, events: Int16(POLLIN), revents: 0),
             pollfd(fd: backend.wakeupFD, events: Int16(POLLIN), revents: 0),
             pollfd(fd: stopFD, events: Int16(POLLIN), revents: 0),
@@ -233,11 +242,12 @@ final class Daemon: Session {
             for event in backend.drainEvents() { feed(event) }
             for task in tasks.take() { handle(task) }
             mpris?.publish(announcements)
+            mpd?.publish(announcements)
             announcements.removeAll()
             store()
             if quitting { break }
 
-            for i in fds.indices { fds[i].revents = 0 }
+            var fds = fixed + (mpd?.descriptors ?? [])
             timer.set(engine.deadline)
             // Flushing the signals may have read the next call into libdbus's queue.
             let ready = poll(&fds, nfds_t(fds.count), connection.hasQueuedMessages ? 0 : -1)
@@ -253,6 +263,7 @@ final class Daemon: Session {
                 }
             }
             if fds[2].revents != 0 { quitting = true }
+            if fds.count > fixed.count { mpd?.service(Array(fds[fixed.count...])) }
         }
         return 0
     }
@@ -264,6 +275,7 @@ final class Daemon: Session {
         if case .success(let effects) = engine.handle(.stop, now: monotonicNow()) { perform(effects) }
         store()
         connection.flush()
+        mpd = nil   // closes its clients and removes its socket
         library.flush()
     }
 

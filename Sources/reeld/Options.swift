@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import ReelCore
+import ReelMPD
 
 /// reeld's command line.
 struct Options {
@@ -18,6 +19,10 @@ struct Options {
     /// Bytes of a remote file fetched ahead of playback.
     var readahead: Int64 = 4 << 20
     var instance = false
+    /// Where the MPD protocol also listens on TCP (it always does on its Unix socket).
+    var mpdListen: ListenAddress?
+    /// What TCP clients of the MPD protocol must give first (only from reeld.conf: a command line is public).
+    var mpdPassword: String?
     var fresh = false
     var files: [String] = []
 
@@ -42,6 +47,9 @@ struct Options {
           --cache-size SIZE  how much the cache of remote media may hold, e.g. 500M or 2G; 0 streams
                          remote media without caching them (default: 2G)
           --readahead SIZE   how far ahead of playback remote files are fetched (default: 4M)
+          --mpd-listen ADDRESS  also serve the MPD protocol on TCP, e.g. 127.0.0.1:6600; an address
+                         other machines reach needs mpd-password in reeld.conf (the protocol is always
+                         served on $XDG_RUNTIME_DIR/reel/mpd.socket)
           --instance     own org.mpris.MediaPlayer2.reel.instance<PID> instead
           --fresh        start with an empty queue instead of the one stored last time
           --help         show this help
@@ -49,7 +57,8 @@ struct Options {
 
         defaults for the options with values: $XDG_CONFIG_HOME/reel/reeld.conf
           (ao = NAME, vo = NAME, video = true|false, replaygain = off|track|album, network-timeout = SECONDS,
-           cache-size = SIZE, readahead = SIZE, resume = auto|always|never, resume-min-length = SECONDS)
+           cache-size = SIZE, readahead = SIZE, resume = auto|always|never, resume-min-length = SECONDS,
+           mpd-listen = ADDRESS, mpd-password = TEXT)
         environment: DBUS_SESSION_BUS_ADDRESS, XDG_CACHE_HOME, XDG_DATA_HOME, XDG_CONFIG_HOME
         """
 
@@ -106,6 +115,11 @@ struct Options {
                     return .exit(2, "reeld: \(arg) needs a size such as 512K, 4M or 2G\n\n" + usage)
                 }
                 if arg == "--readahead" { options.readahead = size } else { options.cacheSize = size }
+            case "--mpd-listen":
+                guard let address = rest.popFirst().flatMap(ListenAddress.parse) else {
+                    return .exit(2, "reeld: --mpd-listen needs an address such as 127.0.0.1:6600 or [::1]:6600\n\n" + usage)
+                }
+                options.mpdListen = address
             case "--paused": options.startPaused = true
             case "--video": options.video = true
             case "--instance": options.instance = true
@@ -114,6 +128,10 @@ struct Options {
             case "--version": return .exit(0, "reeld \(reelVersion)")
             default: return .exit(2, "reeld: unknown option \(arg)\n\n" + usage)
             }
+        }
+        if let address = options.mpdListen, !address.isLoopback, options.mpdPassword == nil {
+            return .exit(2, "reeld: the MPD protocol on \(address) would reach other machines without a password;"
+                         + " set mpd-password in reeld.conf, or listen on 127.0.0.1\n")
         }
         return .run(options)
     }

@@ -1,0 +1,25 @@
+/// An MPD protocol error: `ACK [code@index] {command} message`.
+public struct Ack: Error, Equatable, Sendable {
+    /// MPD's error codes (its ack.h), which clients switch on.
+    public enum Code: Int, Sendable {
+        case notList = 1, argument = 2, password = 3, permission = 4, unknown = 5
+        case noExist = 50, playlistMax = 51, system = 52, playlistLoad = 53, updateAlready = 54
+        case playerSync = 55, exist = 56
+    }
+
+    public var code: Code
+    public var message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// The line a client reads; `index` is the command's place in a command list (0 outside one).
+    public func line(command: String, index: Int) -> String {
+        "ACK [\(code.rawValue)@\(index)] {\(command)} \(Reply.oneLine(message))\n"
+    }
+
+    static func argument(_ message: String) -> Ack { Ack(.argument, message) }
+    static func noExist(_ message: String) -> Ack { Ack(.noExist, message) }
+}

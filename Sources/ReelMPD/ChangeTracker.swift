@@ -1,0 +1,63 @@
+import ReelCore
+
+/// Turns what changed in the session (its snapshot and the engine's
+/// announcements) into MPD's idle subsystems and queue versions.
+struct ChangeTracker {
+    /// MPD's `playlist:` number: grows with every change of the queue's entries, order or tags.
+    private(set) var version: UInt64 = 1
+    private var last: Snapshot
+    private var lastIDs: [UInt64]
+    /// For `plchanges`: the lowest position each recent version changed, oldest first.
+    private var history: [(version: UInt64, from: Int)] = []
+    static let historyLimit = 256
+
+    init(_ session: any Session) {
+        last = session.snapshot
+        lastIDs = session.queue.ids
+    }
+
+    mutating func update(_ session: any Session, _ announcements: [Announcement]) -> Set<Subsystem> {
+        let now = session.snapshot
+        var changed = Set<Subsystem>()
+        var from: Int?
+        if now.queueRevision != last.queueRevision {
+            let ids = session.queue.ids
+            from = Self.firstDifference(lastIDs, ids)
+            lastIDs = ids
+        }
+        for case .trackMetadataChanged(let id) in announcements {
+            if let i = session.queue.index(of: id) { from = min(from ?? i, i) }
+        }
+        if let from {
+            version += 1
+            history.append((version, from))
+            if history.count > Self.historyLimit { history.removeFirst(history.count - Self.historyLimit) }
+            changed.insert(.playlist)
+        }
+        if now.status != last.status || now.current != last.current || now.lastError != last.lastError
+            || announcements.contains(where: { if case .seeked = $0 { true } else { false } }) {
+            changed.insert(.player)
+        }
+        if now.volume != last.volume { changed.insert(.mixer) }
+        if now.loop != last.loop || now.shuffle != last.shuffle || now.replayGain != last.replayGain || now.rate != last.rate {
+            changed.insert(.options)
+        }
+        last = now
+        return changed
+    }
+
+    /// The lowest queue position that changed after `old`; nil when nothing
+    /// did; 0 when `old` is older than what is remembered (or from the future).
+    func changedSince(_ old: UInt64) -> Int? {
+        guard old < version else { return old == version ? nil : 0 }
+        guard let oldest = history.first, oldest.version <= old + 1 else { return 0 }
+        return history.filter { $0.version > old }.map(\.from).min()
+    }
+
+    /// The first index where the two differ; nil when they are equal.
+    static func firstDifference(_ a: [UInt64], _ b: [UInt64]) -> Int? {
+        let common = min(a.count, b.count)
+        if let i = (0..<common).first(where: { a[$0] != b[$0] }) { return i }
+        return a.count == b.count ? nil : common
+    }
+}

@@ -1,0 +1,192 @@
+import ReelCore
+
+/// The queue, as MPD calls its "current playlist": positions count in
+/// track-list order, ids are reel's entry ids.
+extension MPDCommands {
+    static let queueCommands: [String: Entry] = [
+        "add": Entry(arguments: 1...2) { mpd, args, _ throws(Ack) in
+            let uris = try mpd.resolve(args[0]!, expand: true)
+            try mpd.insert(uris, at: args[1])
+            return Reply()
+        },
+        "addid": Entry(arguments: 1...2) { mpd, args, _ throws(Ack) in
+            let uris = try mpd.resolve(args[0]!, expand: false)
+            let first = EntryID(mpd.queue.nextID)
+            try mpd.insert(uris, at: args[1])
+            var reply = Reply()
+            reply.add("Id", first.raw)
+            return reply
+        },
+        "delete": Entry(arguments: 1...1) { mpd, args, _ throws(Ack) in
+            let queue = mpd.queue
+            let range = try args.range(0, count: queue.count)
+            for id in queue.entries[range].map(\.id) { try mpd.run(.remove(id)) }
+            return Reply()
+        },
+        "deleteid": Entry(arguments: 1...1) { mpd, args, _ throws(Ack) in
+            try mpd.run(.remove(mpd.entry(id: args.id(0)).0.id))
+            return Reply()
+        },
+        "clear": Entry(arguments: 0...0) { mpd, _, _ throws(Ack) in try mpd.run(.clear); return Reply() },
+        "move": Entry(arguments: 2...2) { mpd, args, _ throws(Ack) in
+            let queue = mpd.queue
+            let range = try args.range(0, count: queue.count)
+            try mpd.move(queue.entries[range].map(\.id), to: mpd.target(args[1]!, count: range.count))
+            return Reply()
+        },
+        "moveid": Entry(arguments: 2...2) { mpd, args, _ throws(Ack) in
+            let (entry, _) = try mpd.entry(id: args.id(0))
+            try mpd.move([entry.id], to: mpd.target(args[1]!, count: 1))
+            return Reply()
+        },
+        "swap": Entry(arguments: 2...2) { mpd, args, _ throws(Ack) in
+            try mpd.swap(mpd.entry(at: args.int(0)).id, mpd.entry(at: args.int(1)).id)
+            return Reply()
+        },
+        "swapid": Entry(arguments: 2...2) { mpd, args, _ throws(Ack) in
+            try mpd.swap(mpd.entry(id: args.id(0)).0.id, mpd.entry(id: args.id(1)).0.id)
+            return Reply()
+        },
+        "shuffle": Entry(arguments: 0...1) { _, _, _ throws(Ack) in
+            throw Ack.argument("reel does not reorder the queue at random; `random 1` plays it in a random order")
+        },
+        "prio": Entry(arguments: 2...Int.max) { _, _, _ throws(Ack) in
+            throw Ack.argument("reel plays the queue in its order; priorities are not supported")
+        },
+        "prioid": Entry(arguments: 2...Int.max) { _, _, _ throws(Ack) in
+            throw Ack.argument("reel plays the queue in its order; priorities are not supported")
+        },
+        "playlistinfo": Entry(arguments: 0...1) { mpd, args, client throws(Ack) in
+            let queue = mpd.queue
+            let range = args.count == 0 ? queue.entries.indices : try args.range(0, count: queue.count)
+            var reply = Reply()
+            for i in range { SongLines.add(queue.entries[i], position: i, tags: client.tags, to: &reply) }
+            return reply
+        },
+        "playlistid": Entry(arguments: 0...1) { mpd, args, client throws(Ack) in
+            let queue = mpd.queue
+            var reply = Reply()
+            if args.count == 1 {
+                let (entry, position) = try mpd.entry(id: args.id(0))
+                SongLines.add(entry, position: position, tags: client.tags, to: &reply)
+            } else {
+                for (i, entry) in queue.entries.enumerated() { SongLines.add(entry, position: i, tags: client.tags, to: &reply) }
+            }
+            return reply
+        },
+        "playlist": Entry(arguments: 0...0) { mpd, _, _ in
+            var reply = Reply()
+            for (i, entry) in mpd.queue.entries.enumerated() { reply.add(String(i), "file: " + SongLines.file(entry.uri)) }
+            return reply
+        },
+        "plchanges": Entry(arguments: 1...2) { mpd, args, client throws(Ack) in
+            var reply = Reply()
+            for i in try mpd.changedPositions(args) {
+                SongLines.add(mpd.queue.entries[i], position: i, tags: client.tags, to: &reply)
+            }
+            return reply
+        },
+        "plchangesposid": Entry(arguments: 1...2) { mpd, args, _ throws(Ack) in
+            var reply = Reply()
+            let queue = mpd.queue
+            for i in try mpd.changedPositions(args) {
+                reply.add("cpos", i)
+                reply.add("Id", queue.entries[i].id.raw)
+            }
+            return reply
+        },
+        "playlistfind": Entry(arguments: 1...Int.max) { mpd, args, client throws(Ack) in
+            try mpd.findInQueue(Filter.parse(args.values, exact: true), tags: client.tags)
+        },
+        "playlistsearch": Entry(arguments: 1...Int.max) { mpd, args, client throws(Ack) in
+            try mpd.findInQueue(Filter.parse(args.values, exact: false), tags: client.tags)
+        },
+    ]
+
+    /// A URI or absolute path as something to queue (a playlist file becomes its entries).
+    func resolve(_ text: String, expand: Bool) throws(Ack) -> [String] {
+        guard URLParts.isAbsolute(text) else {
+            throw Ack.noExist("No such file: \(text) (reel takes absolute paths, file:// and http(s) URLs)")
+        }
+        let result = expand ? session.expand(text) : session.validate(text).map { [$0] }
+        switch result {
+        case .success(let uris): return uris
+        case .failure(.noSuchFile(let message)): throw Ack.noExist(message)
+        case .failure(.invalid(let message)): throw Ack.argument(message)
+        }
+    }
+
+    /// Queues URIs at a position: absolute, `+N` or `-N` relative to the
+    /// current song (nil: at the end).
+    func insert(_ uris: [String], at position: String?) throws(Ack) {
+        let queue = self.queue
+        guard let position else { return try run(.add(uris: uris, play: false)) }
+        var index: Int
+        if let sign = position.first, sign == "+" || sign == "-" {
+            guard let offset = Int(position.dropFirst()) else { throw Ack.argument("Integer expected: \(position)") }
+            guard let current = queue.currentID.flatMap(queue.index(of:)) else {
+                throw Ack(.playerSync, "No current song")
+            }
+            index = sign == "+" ? current + 1 + offset : current - offset
+        } else {
+            guard let absolute = Int(position) else { throw Ack.argument("Integer expected: \(position)") }
+            index = absolute
+        }
+        guard (0...queue.count).contains(index) else { throw Ack.argument("Bad song index") }
+        if index == 0 {
+            try run(.add(uris: uris, atStart: true, play: false))
+        } else {
+            try run(.add(uris: uris, after: queue.entries[index - 1].id, play: false))
+        }
+    }
+
+    /// Where a moved run of `count` songs goes: absolute or relative to the current song.
+    func target(_ text: String, count: Int) throws(Ack) -> Int {
+        let queue = self.queue
+        let index: Int
+        if let sign = text.first, sign == "+" || sign == "-" {
+            guard let offset = Int(text.dropFirst()), let current = queue.currentID.flatMap(queue.index(of:)) else {
+                throw Ack.argument("Bad position: \(text)")
+            }
+            index = sign == "+" ? current + 1 + offset : current - offset
+        } else {
+            guard let absolute = Int(text) else { throw Ack.argument("Integer expected: \(text)") }
+            index = absolute
+        }
+        guard index >= 0, index + count <= queue.count else { throw Ack.argument("Bad song index") }
+        return index
+    }
+
+    /// Moves a run of songs so that it starts at `target`, in its order.
+    func move(_ ids: [EntryID], to target: Int) throws(Ack) {
+        guard let first = ids.first, let start = queue.index(of: first) else { return }
+        if target < start {
+            for (k, id) in ids.enumerated() { try run(.move(id, to: target + k)) }
+        } else {
+            for (k, id) in ids.enumerated().reversed() { try run(.move(id, to: target + k)) }
+        }
+    }
+
+    func swap(_ a: EntryID, _ b: EntryID) throws(Ack) {
+        guard let i = queue.index(of: a), let j = queue.index(of: b), i != j else { return }
+        try run(.move(a, to: j))
+        try run(.move(b, to: i))
+    }
+
+    /// `plchanges VERSION [START:END]`: the positions that changed since VERSION.
+    func changedPositions(_ args: Arguments) throws(Ack) -> Range<Int> {
+        let count = queue.count
+        guard let old = UInt64(args[0]!) else { throw Ack.argument("Integer expected: \(args[0]!)") }
+        var range = changes.changedSince(old).map { $0..<count } ?? count..<count
+        if args.count == 2 { range = range.clamped(to: try args.range(1, count: count)) }
+        return range
+    }
+
+    func findInQueue(_ filter: Filter, tags: Set<Tag>) -> Reply {
+        var reply = Reply()
+        for (i, entry) in queue.entries.enumerated() where filter.matches(entry.uri, entry.metadata) {
+            SongLines.add(entry, position: i, tags: tags, to: &reply)
+        }
+        return reply
+    }
+}

@@ -1,0 +1,85 @@
+import ReelCore
+
+/// `status`, `currentsong`, `stats` and the mixer, from the session's snapshot.
+extension MPDCommands {
+    static let statusCommands: [String: Entry] = [
+        "status": Entry(arguments: 0...0) { mpd, _, _ in mpd.status() },
+        "currentsong": Entry(arguments: 0...0) { mpd, _, client in
+            var reply = Reply()
+            let queue = mpd.queue
+            if let current = queue.current, let position = queue.index(of: current.id) {
+                SongLines.add(current, position: position, tags: client.tags, to: &reply)
+            }
+            return reply
+        },
+        "stats": Entry(arguments: 0...0) { mpd, _, _ in mpd.stats() },
+        "getvol": Entry(arguments: 0...0) { mpd, _, _ in
+            var reply = Reply()
+            reply.add("volume", mpd.volume)
+            return reply
+        },
+        "replay_gain_status": Entry(arguments: 0...0) { mpd, _, _ in
+            var reply = Reply()
+            reply.add("replay_gain_mode", mpd.session.snapshot.replayGain.rawValue)
+            return reply
+        },
+    ]
+
+    /// The volume as MPD shows it, 0 to 100 (reel's 100 % is MPD's 100; above it shows as 100).
+    var volume: Int { min(Int((session.snapshot.volume * 100).rounded()), 100) }
+
+    static func state(_ status: String) -> String {
+        switch status {
+        case "Playing": "play"
+        case "Paused": "pause"
+        default: "stop"
+        }
+    }
+
+    func status() -> Reply {
+        let snapshot = session.snapshot
+        let queue = self.queue
+        var reply = Reply()
+        reply.add("volume", volume)
+        reply.add("repeat", snapshot.loop == .none ? 0 : 1)
+        reply.add("random", snapshot.shuffle ? 1 : 0)
+        reply.add("single", snapshot.loop == .track ? 1 : 0)
+        reply.add("consume", 0)
+        reply.add("partition", "default")
+        reply.add("playlist", changes.version)
+        reply.add("playlistlength", snapshot.queueCount)
+        reply.add("mixrampdb", "0.000000")
+        let state = Self.state(snapshot.status)
+        reply.add("state", state)
+        if let current = snapshot.current, let position = queue.index(of: current.id) {
+            reply.add("song", position)
+            reply.add("songid", current.id.raw)
+            if state != "stop" {
+                let elapsed = session.position()
+                let length = current.metadata.length
+                reply.add("time", "\((elapsed + 500_000) / 1_000_000):\(((length ?? 0) + 500_000) / 1_000_000)")
+                reply.add("elapsed", Reply.seconds(elapsed))
+                if let length { reply.add("duration", Reply.seconds(length)) }
+            }
+            let next = snapshot.loop == .track ? current.id : queue.entry(after: current.id, wrap: snapshot.loop == .playlist)
+            if let next, let nextPosition = queue.index(of: next) {
+                reply.add("nextsong", nextPosition)
+                reply.add("nextsongid", next.raw)
+            }
+        }
+        if let error = snapshot.lastError { reply.add("error", error) }
+        return reply
+    }
+
+    func stats() -> Reply {
+        var reply = Reply()
+        let items = (try? library?.libraryItems(matching: "", offset: 0, limit: Int.max)) ?? []
+        reply.add("artists", Set(items.compactMap(\.artist)).count)
+        reply.add("albums", Set(items.compactMap(\.album)).count)
+        reply.add("songs", items.count)
+        reply.add("uptime", (monotonicNow() - started) / 1_000_000)
+        reply.add("db_playtime", items.compactMap(\.duration).reduce(0, +) / 1_000_000)
+        reply.add("playtime", playtime / 1_000_000)
+        return reply
+    }
+}

@@ -1,0 +1,158 @@
+import ReelCore
+
+/// What one client has set for itself.
+public struct ClientState: Sendable {
+    /// The tags songs are shown with (`tagtypes`).
+    public var tags = Set(Tag.allCases)
+    /// The largest binary chunk a client takes (`binarylimit`).
+    public var binaryLimit = 8192
+    /// Whether the client may run commands beyond `password` and `ping`.
+    public var authorized: Bool
+
+    public init(authorized: Bool) { self.authorized = authorized }
+}
+
+/// MPD's commands over reel's session: each request becomes session calls
+/// and a reply. Everything runs on the daemon's loop thread.
+public final class MPDCommands {
+    let session: any Session
+    let library: (any LibrarySession)?
+    let password: String?
+    var changes: ChangeTracker
+    let started = monotonicNow()
+    /// Time spent playing since start-up (`stats`' playtime).
+    private var played: MediaTime = 0
+    private var playingSince: MonotonicTime?
+
+    public init(session: any Session, library: (any LibrarySession)?, password: String?) {
+        self.session = session
+        self.library = library
+        self.password = password
+        changes = ChangeTracker(session)
+    }
+
+    typealias Handler = @Sendable (MPDCommands, Arguments, inout ClientState) throws(Ack) -> Reply
+
+    struct Entry: Sendable {
+        var arguments: ClosedRange<Int>
+        /// Allowed before `password` on a connection that needs one.
+        var open = false
+        var run: Handler
+    }
+
+    /// Every command reel answers, by name (`commands` lists them).
+    static let table: [String: Entry] = connectionCommands
+        .merging(statusCommands) { a, _ in a }
+        .merging(playbackCommands) { a, _ in a }
+        .merging(queueCommands) { a, _ in a }
+
+    /// Runs one request. `idle`, `noidle`, `close` and command lists are the connection's.
+    public func execute(_ request: RequestLine, _ client: inout ClientState) throws(Ack) -> Reply {
+        guard let entry = Self.table[request.name] else {
+            throw Ack(.unknown, "unknown command \"\(request.name)\"")
+        }
+        guard client.authorized || entry.open else {
+            throw Ack(.permission, "you don't have permission for \"\(request.name)\"")
+        }
+        guard entry.arguments.contains(request.arguments.count) else {
+            throw Ack.argument("wrong number of arguments for \"\(request.name)\"")
+        }
+        return try entry.run(self, Arguments(request.arguments), &client)
+    }
+
+    /// What changed since the last call, as subsystems; call once a loop turn.
+    public func update(_ announcements: [Announcement]) -> Set<Subsystem> {
+        let now = monotonicNow()
+        let playing = session.snapshot.status == "Playing"
+        if let since = playingSince { played += now - since }
+        playingSince = playing ? now : nil
+        return changes.update(session, announcements)
+    }
+
+    var playtime: MediaTime {
+        played + (playingSince.map { monotonicNow() - $0 } ?? 0)
+    }
+
+    /// Runs a session command; its refusal as MPD's error.
+    func run(_ command: Command) throws(Ack) {
+        switch session.run(command) {
+        case .success: break
+        case .failure(.noSuchTrack): throw Ack.noExist("No such song")
+        case .failure(.invalidArgument(let message)): throw Ack.argument(message)
+        }
+    }
+
+    // MARK: Queue lookups
+
+    var queue: Queue { session.queue }
+
+    func entry(at position: Int) throws(Ack) -> QueueEntry {
+        let queue = self.queue
+        guard queue.entries.indices.contains(position) else { throw Ack.argument("Bad song index") }
+        return queue.entries[position]
+    }
+
+    func entry(id: UInt64) throws(Ack) -> (QueueEntry, position: Int) {
+        let queue = self.queue
+        guard let i = queue.index(of: EntryID(id)) else { throw Ack.noExist("No such song") }
+        return (queue.entries[i], i)
+    }
+}
+
+/// A request's arguments, read as MPD's types with MPD's error messages.
+struct Arguments {
+    let values: [String]
+    init(_ values: [String]) { self.values = values }
+
+    var count: Int { values.count }
+    subscript(i: Int) -> String? { values.indices.contains(i) ? values[i] : nil }
+
+    func int(_ i: Int) throws(Ack) -> Int {
+        guard let value = Int(values[i]) else { throw Ack.argument("Integer expected: \(values[i])") }
+        return value
+    }
+
+    func unsigned(_ i: Int) throws(Ack) -> Int {
+        let value = try int(i)
+        guard value >= 0 else { throw Ack.argument("Number is negative: \(values[i])") }
+        return value
+    }
+
+    func id(_ i: Int) throws(Ack) -> UInt64 {
+        guard let value = UInt64(values[i]) else { throw Ack.argument("Integer expected: \(values[i])") }
+        return value
+    }
+
+    func bool(_ i: Int) throws(Ack) -> Bool {
+        switch values[i] {
+        case "0": return false
+        case "1": return true
+        default: throw Ack.argument("Boolean (0/1) expected: \(values[i])")
+        }
+    }
+
+    /// Seconds, possibly fractional, as µs.
+    func seconds(_ i: Int) throws(Ack) -> MediaTime {
+        guard let value = Double(values[i]), let micros = MediaTime.fromSeconds(value) else {
+            throw Ack.argument("Float expected: \(values[i])")
+        }
+        return micros
+    }
+
+    /// `N` (one position) or `START:END` (END excluded; empty: to the end), within `count`.
+    func range(_ i: Int, count: Int) throws(Ack) -> Range<Int> {
+        let text = values[i]
+        guard let colon = text.firstIndex(of: ":") else {
+            let position = try unsigned(i)
+            guard position < count else { throw Ack.argument("Bad song index") }
+            return position..<position + 1
+        }
+        guard let start = Int(text[..<colon]), start >= 0 else { throw Ack.argument("Integer expected: \(text)") }
+        let endText = text[text.index(after: colon)...]
+        guard let end = endText.isEmpty ? count : Int(endText), end >= start else {
+            throw Ack.argument("Bad range: \(text)")
+        }
+        guard start <= count else { throw Ack.argument("Bad song index") }
+        return start..<min(end, count)
+    }
+}

@@ -1,0 +1,153 @@
+import ReelCore
+
+/// A song filter: MPD 0.21's expressions (`(artist == "X")`, `!`, `AND`,
+/// `contains`, `starts_with`, `!=`) or the older `TAG VALUE` pairs.
+/// `find` compares exactly; `search` ignores case.
+struct Filter: Equatable {
+    enum Field: Equatable {
+        case tag(Tag), file, any
+        /// Songs in this folder or below it.
+        case base
+    }
+    enum Operator: String, Equatable {
+        case equal = "==", notEqual = "!=", contains, startsWith = "starts_with"
+    }
+    indirect enum Node: Equatable {
+        case compare(Field, Operator, String)
+        case not(Node)
+        case and([Node])
+    }
+
+    var root: Node
+    /// `search` and `playlistsearch`: case-insensitive.
+    var foldsCase: Bool
+
+    /// The filter arguments of `find`, `search` and their kin (without `sort` and `window`).
+    static func parse(_ args: [String], exact: Bool) throws(Ack) -> Filter {
+        if args.count == 1, let first = args.first, first.hasPrefix("(") {
+            var parser = ExpressionParser(text: Substring(first))
+            let node = try parser.expression()
+            parser.skipSpaces()
+            guard parser.rest.isEmpty else { throw Ack.argument("Unparsed garbage after expression") }
+            return Filter(root: node, foldsCase: !exact)
+        }
+        guard !args.isEmpty, args.count % 2 == 0 else { throw Ack.argument("Incorrect number of filter arguments") }
+        var nodes: [Node] = []
+        for pair in stride(from: 0, to: args.count, by: 2) {
+            // Old-style pairs: `find` matches whole values, `search` parts of them.
+            nodes.append(.compare(try field(args[pair]), exact ? .equal : .contains, args[pair + 1]))
+        }
+        return Filter(root: nodes.count == 1 ? nodes[0] : .and(nodes), foldsCase: !exact)
+    }
+
+    static func field(_ name: String) throws(Ack) -> Field {
+        switch name.lowercased() {
+        case "any": return .any
+        case "file", "filename": return .file
+        case "base": return .base
+        default:
+            guard let tag = Tag(named: name) else { throw Ack.argument("Unknown filter type: \(name)") }
+            return .tag(tag)
+        }
+    }
+
+    func matches(_ uri: String, _ metadata: TrackMetadata) -> Bool {
+        matches(root, file: SongLines.file(uri), metadata)
+    }
+
+    private func matches(_ node: Node, file: String, _ metadata: TrackMetadata) -> Bool {
+        switch node {
+        case .not(let inner): return !matches(inner, file: file, metadata)
+        case .and(let nodes): return nodes.allSatisfy { matches($0, file: file, metadata) }
+        case .compare(.base, _, let folder):
+            let prefix = folder.hasSuffix("/") ? folder : folder + "/"
+            return file.hasPrefix(prefix) || folder.isEmpty
+        case .compare(let field, let op, let value):
+            let values: [String] = switch field {
+            case .tag(let tag): tag.values(metadata)
+            case .file: [file]
+            case .any: [file] + Tag.allCases.flatMap { $0.values(metadata) }
+            case .base: []
+            }
+            let hit = values.contains { compare($0, op, value) }
+            // `!=` holds for a song without the tag too, as in MPD.
+            return op == .notEqual ? !values.contains { compare($0, .equal, value) } : hit
+        }
+    }
+
+    private func compare(_ candidate: String, _ op: Operator, _ value: String) -> Bool {
+        let (a, b) = foldsCase ? (candidate.lowercased(), value.lowercased()) : (candidate, value)
+        switch op {
+        case .equal, .notEqual: return a == b
+        case .contains: return a.contains(b)
+        case .startsWith: return a.hasPrefix(b)
+        }
+    }
+}
+
+/// MPD's filter expression grammar, by recursive descent.
+private struct ExpressionParser {
+    var rest: Substring
+    init(text: Substring) { rest = text }
+
+    mutating func skipSpaces() { rest = rest.drop { $0 == " " || $0 == "\t" } }
+
+    mutating func expect(_ c: Character) throws(Ack) {
+        skipSpaces()
+        guard rest.first == c else { throw Ack.argument("'\(c)' expected") }
+        rest.removeFirst()
+    }
+
+    mutating func expression() throws(Ack) -> Filter.Node {
+        try expect("(")
+        skipSpaces()
+        if rest.first == "!" {
+            rest.removeFirst()
+            let inner = try expression()
+            try expect(")")
+            return .not(inner)
+        }
+        if rest.first == "(" {
+            var nodes = [try expression()]
+            while true {
+                skipSpaces()
+                if rest.first == ")" { rest.removeFirst(); break }
+                guard rest.hasPrefix("AND") else { throw Ack.argument("'AND' expected") }
+                rest.removeFirst(3)
+                nodes.append(try expression())
+            }
+            return nodes.count == 1 ? nodes[0] : .and(nodes)
+        }
+        let name = rest.prefix { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }
+        guard !name.isEmpty else { throw Ack.argument("Tag name expected") }
+        rest.removeFirst(name.count)
+        let field = try Filter.field(String(name))
+        skipSpaces()
+        let op: Filter.Operator
+        if field == .base {
+            op = .startsWith
+        } else if let found = [Filter.Operator.equal, .notEqual, .contains, .startsWith].first(where: { rest.hasPrefix($0.rawValue) }) {
+            op = found
+            rest.removeFirst(found.rawValue.count)
+        } else {
+            throw Ack.argument("Unknown filter operator (reel knows ==, !=, contains, starts_with)")
+        }
+        skipSpaces()
+        let value = try quoted()
+        try expect(")")
+        return .compare(field, op, value)
+    }
+
+    /// A value in double or single quotes; `\` escapes the next character.
+    mutating func quoted() throws(Ack) -> String {
+        guard let quote = rest.first, quote == "\"" || quote == "'" else { throw Ack.argument("Quoted value expected") }
+        rest.removeFirst()
+        var value = ""
+        while let c = rest.popFirst() {
+            if c == "\\", let escaped = rest.popFirst() { value.append(escaped); continue }
+            if c == quote { return value }
+            value.append(c)
+        }
+        throw Ack.argument("Closing quote not found")
+    }
+}

@@ -1,0 +1,65 @@
+import ReelCore
+
+/// The tags reel knows, by MPD's names, in the order MPD lists them.
+public enum Tag: String, CaseIterable, Sendable {
+    case artist = "Artist", album = "Album", albumArtist = "AlbumArtist", title = "Title", track = "Track"
+    case name = "Name", genre = "Genre"
+
+    /// A tag named by a client, in any case.
+    init?(named name: String) {
+        guard let tag = Tag.allCases.first(where: { $0.rawValue.lowercased() == name.lowercased() }) else { return nil }
+        self = tag
+    }
+
+    /// Every tag MPD 0.23 knows: clients may enable or disable any of them
+    /// (mpc does), though reel has no values for most.
+    static let mpdNames: Set<String> = Set([
+        "Artist", "ArtistSort", "Album", "AlbumSort", "AlbumArtist", "AlbumArtistSort", "Title", "TitleSort", "Track",
+        "Name", "Genre", "Mood", "Date", "OriginalDate", "Composer", "ComposerSort", "Performer", "Conductor", "Work",
+        "Ensemble", "Movement", "MovementNumber", "Location", "Grouping", "Comment", "Disc", "Label",
+        "MUSICBRAINZ_ARTISTID", "MUSICBRAINZ_ALBUMID", "MUSICBRAINZ_ALBUMARTISTID", "MUSICBRAINZ_TRACKID",
+        "MUSICBRAINZ_RELEASETRACKID", "MUSICBRAINZ_WORKID",
+    ].map { $0.lowercased() })
+
+    /// The tag's values for a track.
+    func values(_ metadata: TrackMetadata) -> [String] {
+        switch self {
+        case .artist: metadata.artists
+        case .albumArtist: metadata.albumArtists
+        case .album: metadata.album.map { [$0] } ?? []
+        // A live stream's title is what plays now, as MPD shows it.
+        case .title: (metadata.streamTitle ?? metadata.title).map { [$0] } ?? []
+        case .track: metadata.trackNumber.map { [String($0)] } ?? []
+        case .name: metadata.station.map { [$0] } ?? []
+        case .genre: metadata.genres
+        }
+    }
+}
+
+enum SongLines {
+    /// What MPD calls a song's `file`: a local file's path, or the URL.
+    static func file(_ uri: String) -> String {
+        guard uri.lowercased().hasPrefix("file://") else { return uri }
+        let path = uri.dropFirst(7).drop { $0 != "/" }
+        return URLParts.percentDecoded(path) ?? String(path)
+    }
+
+    /// A song's lines: file, the tags the client asked for, its length; and
+    /// its place in the queue when it is in it.
+    static func add(_ uri: String, _ metadata: TrackMetadata, tags: Set<Tag>, to reply: inout Reply) {
+        reply.add("file", file(uri))
+        for tag in Tag.allCases where tags.contains(tag) {
+            for value in tag.values(metadata) { reply.add(tag.rawValue, value) }
+        }
+        if let length = metadata.length, length > 0 {
+            reply.add("Time", (length + 500_000) / 1_000_000)
+            reply.add("duration", Reply.seconds(length))
+        }
+    }
+
+    static func add(_ entry: QueueEntry, position: Int, tags: Set<Tag>, to reply: inout Reply) {
+        add(entry.uri, entry.metadata, tags: tags, to: &reply)
+        reply.add("Pos", position)
+        reply.add("Id", entry.id.raw)
+    }
+}

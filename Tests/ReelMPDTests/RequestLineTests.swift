@@ -1,0 +1,39 @@
+import ReelMPD
+import XCTest
+
+final class RequestLineTests: XCTestCase {
+    func parse(_ line: String) throws -> RequestLine { try RequestLine.parse(Substring(line)) }
+
+    func testBareAndQuotedArguments() throws {
+        XCTAssertEqual(try parse("play"), RequestLine(name: "play", arguments: []))
+        XCTAssertEqual(try parse("  seek  3   12.5 "), RequestLine(name: "seek", arguments: ["3", "12.5"]))
+        XCTAssertEqual(try parse(#"add "/music/A B/\"quoted\" \\ song.ogg""#),
+                       RequestLine(name: "add", arguments: [#"/music/A B/"quoted" \ song.ogg"#]))
+        XCTAssertEqual(try parse(#"find "(artist == \"AC/DC\")""#),
+                       RequestLine(name: "find", arguments: [#"(artist == "AC/DC")"#]))
+        XCTAssertEqual(try parse(#"add """#), RequestLine(name: "add", arguments: [""]))
+    }
+
+    func testQuoteRoundTripsAnyText() throws {
+        for text in [#"a"b"#, #"back\slash"#, "ünïcødé ♫", "", " spaces "] {
+            XCTAssertEqual(try parse("add " + RequestLine.quote(text)).arguments, [text])
+        }
+    }
+
+    func testMalformedLinesAreRefusedWithMPDsMessages() {
+        let cases: [(String, Ack.Code, String)] = [
+            ("", .unknown, "No command given"),
+            ("   ", .unknown, "No command given"),
+            ("PLAY", .unknown, "No command given"),
+            ("pl%y", .unknown, "Invalid command name"),
+            (#"add "unterminated"#, .argument, "Missing closing '\"'"),
+            (#"add "a"b"#, .argument, "Space expected after closing '\"'"),
+            (#"add a"b"#, .argument, "Invalid unquoted character"),
+        ]
+        for (line, code, message) in cases {
+            XCTAssertThrowsError(try parse(line), line) { error in
+                XCTAssertEqual(error as? Ack, Ack(code, message), line)
+            }
+        }
+    }
+}
