@@ -100,8 +100,13 @@ public final class ClientProtocol {
             output += try commands.execute(request, &state).bytes
             output += Array("OK\n".utf8)
         } catch {
-            output += Array(error.line(command: request.name, index: 0).utf8)
+            output += Array(error.line(command: Self.name(request, error), index: 0).utf8)
         }
+    }
+
+    /// The command an error names: none for an unknown one, as MPD does.
+    private static func name(_ request: RequestLine, _ error: Ack) -> String {
+        error.code == .unknown ? "" : request.name
     }
 
     private func startIdle(_ request: RequestLine) {
@@ -140,7 +145,7 @@ public final class ClientProtocol {
                 output += try commands.execute(request, &state).bytes
                 if ok { output += Array("list_OK\n".utf8) }
             } catch {
-                output += Array(error.line(command: request.name, index: index).utf8)
+                output += Array(error.line(command: Self.name(request, error), index: index).utf8)
                 return
             }
         }

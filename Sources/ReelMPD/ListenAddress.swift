@@ -31,7 +31,7 @@ public struct ListenAddress: Equatable, Sendable, CustomStringConvertible {
             port = p
             host = ""
         }
-        guard port > 0, !host.contains(where: { $0.isWhitespace || $0 == "/" }) else { return nil }
+        guard !host.contains(where: { $0.isWhitespace || $0 == "/" }) else { return nil }
         return ListenAddress(host: host.isEmpty ? "127.0.0.1" : String(host), port: port)
     }
 

@@ -206,3 +206,48 @@ final class EngineQueueTests: XCTestCase {
         XCTAssertEqual(h.engine.learn(TrackMetadata(artURL: "file:///cover.jpg"), for: h.id(1)), [], "same art: nothing to say")
     }
 }
+
+final class EngineMoveTests: XCTestCase {
+    let uris = ["file:///1.ogg", "file:///2.ogg", "file:///3.ogg"]
+
+    func testMovingTheQueuedEntryAwayQueuesTheNewNextOne() {
+        var h = Harness(uris: uris, play: true)
+        h.finishLoad()
+        let (second, third) = (h.id(2), h.id(3))
+        XCTAssertEqual(h.backend.queued?.token.entry, second)
+        XCTAssertNil(h.command(.move(second, to: 2)))
+        XCTAssertEqual(h.engine.queue.entries.map(\.uri), ["file:///1.ogg", "file:///3.ogg", "file:///2.ogg"])
+        XCTAssertEqual(h.backend.queued?.token.entry, third, "the gapless window follows the new order")
+        XCTAssertEqual(h.effects.compactMap { effect -> Announcement? in if case .announce(let a) = effect { a } else { nil } },
+                       [.trackRemoved(second), .trackAdded(second, after: third)])
+    }
+
+    func testAMoveToNowhereIsRefusedAndChangesNothing() {
+        var h = Harness(uris: uris)
+        let revision = h.engine.queue.revision
+        XCTAssertEqual(h.command(.move(h.id(1), to: 3)), .invalidArgument("there is no position 3 in a queue of 3"))
+        XCTAssertEqual(h.command(.move(EntryID(99), to: 0)), .noSuchTrack(EntryID(99)))
+        XCTAssertNil(h.command(.move(h.id(1), to: 0)))
+        XCTAssertEqual(h.engine.queue.revision, revision)
+    }
+
+    func testStartAtLoadsAnotherEntryFromThatPositionAndKeepsPause() {
+        var h = Harness(uris: uris, play: true)
+        h.finishLoad()
+        h.command(.pause)
+        let third = h.id(3)
+        XCTAssertNil(h.command(.startAt(third, 20_000_000)))
+        guard let (token, _, start, paused) = h.load else { return XCTFail("\(h.effects)") }
+        XCTAssertEqual(token.entry, third)
+        XCTAssertEqual(start, 20_000_000)
+        XCTAssertTrue(paused, "a paused player stays paused")
+    }
+
+    func testStartAtTheCurrentEntrySeeks() {
+        var h = Harness(uris: uris, play: true)
+        h.finishLoad()
+        XCTAssertNil(h.command(.startAt(h.id(1), 5_000_000)))
+        XCTAssertNil(h.load)
+        XCTAssertEqual(h.backend.seeks, [5_000_000])
+    }
+}

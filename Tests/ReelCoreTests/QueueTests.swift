@@ -160,3 +160,32 @@ final class QueueScaleTests: XCTestCase {
         XCTAssertEqual(q.currentID, EntryID(20))
     }
 }
+
+final class QueueMoveTests: XCTestCase {
+    var rng = SplitMix64(seed: 7)
+
+    func testMoveKeepsIdsAndPlayOrderAndIsRecordedForTheStore() {
+        var q = Queue()
+        let e = q.insert(uris: ["file:///a", "file:///b", "file:///c"], rng: &rng)
+        q.setShuffle(true, rng: &rng)
+        let order = q.playOrder
+        _ = q.takeChanges()
+        XCTAssertTrue(q.move(e[2].id, to: 0))
+        XCTAssertEqual(q.entries.map(\.id), [e[2].id, e[0].id, e[1].id])
+        XCTAssertEqual(q.playOrder, order, "random play order is not the track list's")
+        XCTAssertEqual(q.takeChanges().upserted, [e[2].id])
+        XCTAssertEqual(q.index(of: e[2].id), 0)
+        XCTAssertFalse(q.move(e[0].id, to: 3))
+    }
+
+    func testManyMovesIntoOneGapLayTheRanksOutAfresh() {
+        var q = Queue()
+        let e = q.insert(uris: (0..<3).map { "file:///\($0)" }, rng: &rng)
+        // Each move halves the gap between the first two entries; 40 moves exhaust 2^32.
+        for n in 0..<40 { XCTAssertTrue(q.move(n % 2 == 0 ? e[2].id : e[1].id, to: 1)) }
+        XCTAssertEqual(Set(q.entries.map(\.id)), Set(e.map(\.id)))
+        XCTAssertEqual(q.rankList, q.rankList.sorted())
+        XCTAssertEqual(Set(q.rankList).count, 3)
+        for (i, entry) in q.entries.enumerated() { XCTAssertEqual(q.index(of: entry.id), i) }
+    }
+}

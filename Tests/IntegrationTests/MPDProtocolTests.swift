@@ -1,0 +1,219 @@
+import Foundation
+import ReelCore
+import ReelDBus
+import ReelHarness
+import ReelMPRIS
+import XCTest
+
+/// The MPD protocol bus against the real daemon, with the real clients
+/// people use (mpc, python-mpd) beside MPRIS: one session, two views.
+final class MPDProtocolTests: DaemonTestCase {
+    var socketPath: String { home.appendingPathComponent("reel/mpd.socket").path }
+
+    /// Starts reeld and waits until its MPD listeners are open (after its bus name).
+    func startWithMPD(_ files: [URL] = [], _ extra: [String] = [], environment: [String: String] = [:]) throws {
+        let child = try startDaemon(files, extra, environment: environment)
+        guard waitForOutput(child, "MPD protocol on") != nil else { throw TestFailure("no MPD listener:\n\(child.text)") }
+    }
+
+    @discardableResult
+    func mpc(_ args: String...) throws -> String {
+        let child = try ChildProcess(URL(fileURLWithPath: "/usr/bin/mpc"), args, busAddress: bus.address, home: home,
+                                     environment: ["MPD_HOST": socketPath])
+        guard let status = child.waitForExit(timeout: 10) else { child.stop(); throw TestFailure("mpc \(args) hung") }
+        let out = child.text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard status == 0 else { throw TestFailure("mpc \(args) failed (\(status)): \(out)") }
+        return out
+    }
+
+    /// Runs a python-mpd script with `client` connected; returns what it prints.
+    func pythonMPD(_ body: String) throws -> String {
+        let script = """
+            import mpd, sys
+            client = mpd.MPDClient()
+            client.timeout = 10
+            client.connect(sys.argv[1])
+            \(body)
+            """
+        let child = try ChildProcess(URL(fileURLWithPath: "/usr/bin/python3"), ["-c", script, socketPath],
+                                     busAddress: bus.address, home: home)
+        guard let status = child.waitForExit(timeout: 20) else { child.stop(); throw TestFailure("python-mpd hung") }
+        guard status == 0 else { throw TestFailure("python-mpd failed (\(status)):\n\(child.text)") }
+        return child.text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    func testMpcDrivesTheSessionAndMPRISSeesEveryChange() throws {
+        try startWithMPD(Array(media.tones.prefix(2)), ["--paused"])
+        XCTAssertTrue(try mpc("status").contains("[paused]"))
+        try mpc("play")
+        try waitForStatus("Playing")
+        try mpc("pause")
+        try waitForStatus("Paused")
+        XCTAssertEqual(try status(), "Paused")
+        try mpc("next")
+        try waitForTitle("Tone 2")
+        let current = try mpc("-f", "%title% by %artist% on %album%", "current")
+        XCTAssertEqual(current, "Tone 2 by Reel Test on Tones")
+        try mpc("volume", "40")
+        XCTAssertEqual(waitForChange("Volume")?["Volume"]?.double, 0.4)
+        try mpc("random", "on")
+        XCTAssertEqual(waitForChange("Shuffle")?["Shuffle"]?.bool, true)
+        try mpc("repeat", "on")
+        XCTAssertEqual(waitForChange("LoopStatus")?["LoopStatus"]?.string, "Playlist")
+    }
+
+    func testAnMPRISCommandWakesEveryIdleClient() throws {
+        try startWithMPD(Array(media.tones.prefix(3)), ["--paused"])
+        let a = try MPDClient(path: socketPath), b = try MPDClient(path: socketPath)
+        XCTAssertEqual(a.greeting, "OK MPD 0.23.5")
+        a.send("idle player\n")
+        b.send("idle\n")
+        try player("Next")
+        XCTAssertEqual(a.reply(), ["changed: player", "OK"])
+        XCTAssertEqual(b.reply()?.first, "changed: player")
+        a.send("idle mixer\n")
+        try set("Volume", .double(0.25))
+        XCTAssertEqual(a.reply(), ["changed: mixer", "OK"])
+        XCTAssertEqual(try a.pairs("getvol")["volume"], "25")
+        a.send("idle playlist\n")
+        try call(MPRIS.trackList, "RemoveTrack", [.objectPath(try XCTUnwrap(tracks().last))])
+        XCTAssertEqual(a.reply(), ["changed: playlist", "OK"])
+        XCTAssertEqual(try a.pairs("status")["playlistlength"], "2")
+    }
+
+    func testElapsedAndPositionAgree() throws {
+        try startWithMPD([media.long[0]])
+        try waitForStart()
+        let client = try MPDClient(path: socketPath)
+        for _ in 0..<5 {
+            listen(for: 0.2)
+            let before = monotonicNow()
+            let position = try self.position()
+            let elapsed = try XCTUnwrap(Double(try client.pairs("status")["elapsed"] ?? ""))
+            let after = monotonicNow()
+            // Position was read before elapsed, both between `before` and `after`.
+            let difference = Int64(elapsed * 1_000_000) - position
+            XCTAssertGreaterThanOrEqual(difference, -20_000)
+            XCTAssertLessThanOrEqual(difference, after - before + 20_000, "elapsed \(elapsed), Position \(position)")
+        }
+    }
+
+    func testPythonMPDParsesEveryReply() throws {
+        try startWithMPD(Array(media.tones.prefix(2)) + [media.withCover], ["--paused"])
+        let out = try pythonMPD("""
+            print("version", client.mpd_version)
+            # Tags of queued files arrive as their probes finish: each wakes `idle playlist`.
+            while "title" not in client.playlistinfo()[1]:
+                client.idle("playlist")
+            s = client.status(); print("state", s["state"], "length", s["playlistlength"])
+            print("current", client.currentsong()["title"])
+            print("titles", [song.get("title", song["file"].split("/")[-1]) for song in client.playlistinfo()])
+            print("ids", len(client.playlistid()))
+            print("stats", sorted(client.stats().keys()))
+            print("commands", "idle" in client.commands(), "status" in client.commands())
+            print("tagtypes", client.tagtypes())
+            print("outputs", client.outputs())
+            print("handlers", client.urlhandlers())
+            client.command_list_ok_begin(); client.status(); client.currentsong(); print("list", len(client.command_list_end()))
+            try:
+                client.playid(99999)
+            except mpd.CommandError as e:
+                print("error", e)
+            client2 = mpd.MPDClient(); client2.connect(sys.argv[1]); client2.repeat(1)
+            print("idle", client.idle("options"))
+            print("changes", len(client.plchanges(0)))
+            print("find", [s["file"].split("/")[-1] for s in client.playlistfind("artist", "Reel Test")])
+            """)
+        XCTAssertTrue(out.contains("version 0.23.5"), out)
+        XCTAssertTrue(out.contains("state pause length 3"), out)
+        XCTAssertTrue(out.contains("current Tone 1"), out)
+        XCTAssertTrue(out.contains("titles ['Tone 1', 'Tone 2', 'untagged song.ogg']"), out)
+        XCTAssertTrue(out.contains("ids 3"), out)
+        XCTAssertTrue(out.contains("stats ['albums', 'artists', 'db_playtime', 'playtime', 'songs', 'uptime']"), out)
+        XCTAssertTrue(out.contains("commands True True"), out)
+        XCTAssertTrue(out.contains("tagtypes ['Artist', 'Album', 'AlbumArtist', 'Title', 'Track', 'Name', 'Genre']"), out)
+        XCTAssertTrue(out.contains("outputs [{'outputid': '0', 'outputname': 'reel', 'plugin': 'mpv', 'outputenabled': '1'}]"), out)
+        XCTAssertTrue(out.contains("list 2"), out)
+        XCTAssertTrue(out.contains("error [50@0] {playid} No such song"), out)
+        XCTAssertTrue(out.contains("idle ['options']"), out)
+        XCTAssertTrue(out.contains("changes 3"), out)
+        XCTAssertTrue(out.contains("find ['tone1.ogg', 'tone2.ogg']"), out)
+    }
+
+    func testQueueEditsShowOnTheTrackListAndOutliveARestart() throws {
+        try startWithMPD([], ["--paused"])
+        for tone in media.tones.prefix(3) { try mpc("add", tone.path) }
+        XCTAssertEqual(try tracks().count, 3)
+        try mpc("move", "3", "1")
+        // By file: a file added without tags shows its title once its probe is back.
+        XCTAssertEqual(try mpc("-f", "%file%", "playlist"), [3, 1, 2].map { media.tones[$0 - 1].path }.joined(separator: "\n"))
+        let added = waitForSignal { $0.member == "TrackAdded" }
+        XCTAssertNotNil(added, "a move shows on the TrackList")
+        try mpc("del", "2")
+        XCTAssertEqual(try tracks().count, 2)
+        daemon?.stop()
+        try startWithMPD([], ["--paused"])
+        XCTAssertEqual(try mpc("-f", "%file%", "playlist"), [3, 2].map { media.tones[$0 - 1].path }.joined(separator: "\n"),
+                       "the moved order was stored")
+    }
+
+    func testTheSocketIsPrivateAndRemovedOnExit() throws {
+        try startWithMPD()
+        let attributes = try FileManager.default.attributesOfItem(atPath: socketPath)
+        XCTAssertEqual((attributes[.posixPermissions] as? NSNumber)?.intValue, 0o600)
+        daemon?.stop()
+        XCTAssertFalse(FileManager.default.fileExists(atPath: socketPath))
+    }
+
+    func testTCPWithAPasswordAndARefusedPublicAddress() throws {
+        let config = home.appendingPathComponent("config/reel")
+        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+        try "mpd-listen = 127.0.0.1:0\nmpd-password = open sesame\n".write(
+            to: config.appendingPathComponent("reeld.conf"), atomically: true, encoding: .utf8)
+        try startWithMPD(media.tones.prefix(1).map { $0 }, ["--paused"])
+        let log = try XCTUnwrap(daemon?.text)
+        let port = try XCTUnwrap(log.range(of: #"127\.0\.0\.1:\d+"#, options: .regularExpression)
+            .flatMap { UInt16(log[$0].split(separator: ":")[1]) })
+        let tcp = try MPDClient(port: port)
+        XCTAssertEqual(try tcp.command("status").last, #"ACK [4@0] {status} you don't have permission for "status""#)
+        XCTAssertEqual(try tcp.command("password wrong").last, "ACK [3@0] {password} incorrect password")
+        XCTAssertEqual(try tcp.command(#"password "open sesame""#), ["OK"])
+        XCTAssertEqual(try tcp.pairs("status")["state"], "pause")
+        let local = try MPDClient(path: socketPath)
+        XCTAssertEqual(try local.pairs("status")["state"], "pause", "the user's own socket needs no password")
+
+        let refused = try ChildProcess(Binaries.reeld, ["--ao", "null", "--instance", "--mpd-listen", "0.0.0.0:0"],
+                                       busAddress: bus.address, home: home.appendingPathComponent("other"))
+        XCTAssertEqual(refused.waitForExit(), 2)
+        XCTAssertTrue(refused.text.contains("without a password"), refused.text)
+    }
+
+    func testGarbageOnTheSocketNeverHurtsTheDaemon() throws {
+        try startWithMPD(Array(media.tones.prefix(2)), ["--paused"])
+        // Binary noise, NULs, bad quoting, huge numbers: each gets an ACK, the connection lives on.
+        let noisy = try MPDClient(path: socketPath)
+        for line in ["\u{0}\u{1}\u{2}", #"add "unterminated"#, "seek 0 1e309", "setvol 99999999999999999999",
+                     "play 99", "delete 3:1", "move 0 -1", "status extra", "idle nonsense", "plchanges -1",
+                     "find", #"find "(artist =="#, "tagtypes enable", "binarylimit 1", "\u{FEFF}status"] {
+            let reply = try noisy.command(line)
+            XCTAssertTrue(reply.last?.hasPrefix("ACK [") == true || reply.last == "OK", "\(line): \(reply)")
+        }
+        XCTAssertEqual(try noisy.pairs("status")["playlistlength"], "2")
+        // A line of 100 kB with no end: the connection is dropped, nothing else.
+        let flooder = try MPDClient(path: socketPath)
+        flooder.send(String(repeating: "x", count: 100_000))
+        XCTAssertTrue(flooder.isClosed())
+        // Talking during idle: dropped, as MPD does.
+        let rude = try MPDClient(path: socketPath)
+        rude.send("idle\nstatus\n")
+        XCTAssertTrue(rude.isClosed())
+        // A client that never reads, and one that hangs up mid-reply.
+        let silent = try MPDClient(path: socketPath)
+        for _ in 0..<200 { silent.send("playlistinfo\n") }
+        let quitter = try MPDClient(path: socketPath)
+        quitter.send("playlistinfo\nstatus\n")
+        quitter.hangUp()
+        XCTAssertEqual(try noisy.pairs("status")["state"], "pause")
+        XCTAssertEqual(try status(), "Paused", "MPRIS still answers")
+    }
+}

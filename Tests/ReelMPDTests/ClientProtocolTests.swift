@@ -1,0 +1,89 @@
+import ReelCore
+@testable import ReelMPD
+import XCTest
+
+final class ClientProtocolTests: XCTestCase {
+    func testTheGreetingNamesAProtocolThatNcmpcAccepts() {
+        let client = ClientProtocol(commands: MPDCommands(session: ScriptedSession(), library: nil, password: nil), authorized: true)
+        XCTAssertEqual(String(decoding: client.takeOutput(), as: UTF8.self), "OK MPD 0.23.5\n")
+    }
+
+    func testEveryAnswerEndsInOKOrOneACK() {
+        let c = Conversation()
+        XCTAssertEqual(c.send("ping"), "OK\n")
+        XCTAssertEqual(c.send("frobnicate"), "ACK [5@0] {} unknown command \"frobnicate\"\n")
+        XCTAssertEqual(c.send("play 3"), "ACK [2@0] {play} Bad song index\n")
+        XCTAssertEqual(c.send("setvol"), "ACK [2@0] {setvol} wrong number of arguments for \"setvol\"\n")
+        XCTAssertEqual(c.send("setvol loud"), "ACK [2@0] {setvol} Integer expected: loud\n")
+        XCTAssertEqual(c.send("add relative/path.ogg").prefix(11), "ACK [50@0] ")
+    }
+
+    func testACommandListStopsAtItsFirstErrorAndNamesItsPlace() {
+        let c = Conversation()
+        XCTAssertEqual(c.send("command_list_ok_begin", "add /a.ogg", "add /b.ogg", "command_list_end"), "list_OK\nlist_OK\nOK\n")
+        XCTAssertEqual(c.send("command_list_begin", "add /c.ogg", "playid 99", "add /d.ogg", "command_list_end"),
+                       "ACK [50@1] {playid} No such song\n")
+        XCTAssertEqual(c.session.queue.count, 3, "the command after the error must not run")
+        XCTAssertEqual(c.send("command_list_begin", "ping", "idle", "command_list_end"),
+                       "ACK [2@1] {idle} idle is not allowed in a command list\n")
+        XCTAssertEqual(c.send("command_list_end"), "ACK [1@0] {command_list_end} not in command list mode\n")
+    }
+
+    func testIdleWaitsForAChangeAndNoidleEndsIt() {
+        let c = Conversation()
+        XCTAssertEqual(c.send("idle"), "", "nothing changed yet: idle waits")
+        XCTAssertEqual(c.endTurn(), "")
+        XCTAssertEqual(c.send("noidle"), "OK\n")
+        XCTAssertEqual(c.send("add /a.ogg"), "OK\n")
+        XCTAssertEqual(c.send("idle mixer options"), "")
+        XCTAssertEqual(c.endTurn(), "", "a queue change is not what it waits for")
+        c.send("noidle")
+        XCTAssertEqual(c.send("idle"), "", "changes are forgotten once an idle ends")
+        c.send("noidle")
+        XCTAssertEqual(c.send("idle mixer"), "")
+        _ = c.session.run(.setVolume(0.3))   // from another bus
+        XCTAssertTrue(c.client.isIdle)
+        XCTAssertEqual(c.endTurn(), "changed: mixer\nOK\n")
+    }
+
+    func testChangesBeforeIdleAnswerItAtOnce() {
+        let c = Conversation()
+        c.send("add /a.ogg", "random 1")
+        _ = c.endTurn()
+        XCTAssertEqual(c.send("idle"), "changed: playlist\nchanged: player\nchanged: options\nOK\n")
+        XCTAssertEqual(c.send("idle playlist"), "")
+    }
+
+    func testAnythingButNoidleDuringIdleClosesTheConnection() {
+        let c = Conversation()
+        c.send("idle")
+        XCTAssertEqual(c.send("status"), "")
+        XCTAssertTrue(c.client.closing)
+        XCTAssertEqual(c.send("ping"), "", "a closing connection answers nothing more")
+    }
+
+    func testIdleRefusesUnknownSubsystems() {
+        let c = Conversation()
+        XCTAssertEqual(c.send("idle player dance"), "ACK [2@0] {idle} Unrecognized idle event: dance\n")
+        XCTAssertFalse(c.client.isIdle)
+    }
+
+    func testAPasswordGuardsEverythingButPasswordAndPing() {
+        let c = Conversation(password: "s3cret", authorized: false)
+        XCTAssertEqual(c.send("ping"), "OK\n")
+        XCTAssertEqual(c.send("status"), "ACK [4@0] {status} you don't have permission for \"status\"\n")
+        XCTAssertEqual(c.send("idle"), "ACK [4@0] {idle} you don't have permission for \"idle\"\n")
+        XCTAssertEqual(c.send("password nope"), "ACK [3@0] {password} incorrect password\n")
+        XCTAssertFalse(c.send("notcommands").contains("command: ping"))
+        XCTAssertTrue(c.send("notcommands").contains("command: status"))
+        XCTAssertEqual(c.send("password s3cret"), "OK\n")
+        XCTAssertTrue(c.send("status").hasSuffix("OK\n"))
+        XCTAssertEqual(c.send("notcommands"), "OK\n")
+    }
+
+    func testCloseEndsTheConversation() {
+        let c = Conversation()
+        XCTAssertEqual(c.send("close"), "")
+        XCTAssertTrue(c.client.closing)
+    }
+}

@@ -1,0 +1,127 @@
+import ReelCore
+@testable import ReelMPD
+import XCTest
+
+final class QueueCommandTests: XCTestCase {
+    /// The files of the queue, in order.
+    func files(_ c: Conversation) -> [String] {
+        c.send("playlist").split(separator: "\n").dropLast().map { String($0.split(separator: " ", maxSplits: 2)[2]) }
+    }
+
+    func filled(_ names: String...) -> Conversation {
+        let c = Conversation()
+        for name in names { XCTAssertEqual(c.send("add /\(name)"), "OK\n") }
+        return c
+    }
+
+    func testAddPutsSongsAtAbsoluteAndRelativePositions() {
+        let c = filled("a", "b", "c")
+        XCTAssertEqual(c.send("add /x 0"), "OK\n")
+        XCTAssertEqual(c.send("add /y 4"), "OK\n")
+        XCTAssertEqual(files(c), ["/x", "/a", "/b", "/c", "/y"])
+        XCTAssertEqual(c.send("add /z 6"), "ACK [2@0] {add} Bad song index\n")
+        c.send("play 1")
+        XCTAssertEqual(c.send("add /r +0"), "OK\n")
+        XCTAssertEqual(c.send("add /s -0"), "OK\n")
+        XCTAssertEqual(files(c), ["/x", "/s", "/a", "/r", "/b", "/c", "/y"])
+    }
+
+    func testRelativePositionsNeedACurrentSong() {
+        XCTAssertEqual(Conversation().send("add /z +0"), "ACK [55@0] {add} No current song\n")
+    }
+
+    func testAddidAnswersTheNewId() {
+        let c = filled("a")
+        let pairs = c.pairs("addid /b")
+        let id = try! XCTUnwrap(pairs["Id"])
+        XCTAssertEqual(c.pairs("playlistid \(id)")["file"], "/b")
+        XCTAssertEqual(c.send("addid /missing.ogg"), "ACK [50@0] {addid} no such file: /missing.ogg\n")
+    }
+
+    func testMoveARunToAnEarlierOrALaterPlace() {
+        let c = filled("a", "b", "c", "d", "e")
+        XCTAssertEqual(c.send("move 3:5 0"), "OK\n")
+        XCTAssertEqual(files(c), ["/d", "/e", "/a", "/b", "/c"])
+        XCTAssertEqual(c.send("move 0:2 3"), "OK\n")
+        XCTAssertEqual(files(c), ["/a", "/b", "/c", "/d", "/e"])
+        XCTAssertEqual(c.send("move 0 4"), "OK\n")
+        XCTAssertEqual(files(c), ["/b", "/c", "/d", "/e", "/a"])
+        XCTAssertEqual(c.send("move 0:2 4"), "ACK [2@0] {move} Bad song index\n")
+        XCTAssertEqual(files(c), ["/b", "/c", "/d", "/e", "/a"], "a refused move changes nothing")
+    }
+
+    func testMoveidSwapAndSwapidKeepIds() {
+        let c = filled("a", "b", "c")
+        let idOfA = c.pairs("playlistinfo 0")["Id"]!
+        XCTAssertEqual(c.send("moveid \(idOfA) 2"), "OK\n")
+        XCTAssertEqual(files(c), ["/b", "/c", "/a"])
+        XCTAssertEqual(c.pairs("playlistinfo 2")["Id"], idOfA)
+        XCTAssertEqual(c.send("swap 0 2"), "OK\n")
+        XCTAssertEqual(files(c), ["/a", "/c", "/b"])
+        let idOfB = c.pairs("playlistinfo 2")["Id"]!
+        XCTAssertEqual(c.send("swapid \(idOfA) \(idOfB)"), "OK\n")
+        XCTAssertEqual(files(c), ["/b", "/c", "/a"])
+        XCTAssertEqual(c.send("moveid 999 0"), "ACK [50@0] {moveid} No such song\n")
+    }
+
+    func testDeleteOneARangeOrAnOpenRange() {
+        let c = filled("a", "b", "c", "d", "e")
+        XCTAssertEqual(c.send("delete 1"), "OK\n")
+        XCTAssertEqual(c.send("delete 1:3"), "OK\n")
+        XCTAssertEqual(files(c), ["/a", "/e"])
+        XCTAssertEqual(c.send("delete 1:"), "OK\n")
+        XCTAssertEqual(files(c), ["/a"])
+        XCTAssertEqual(c.send("delete 5"), "ACK [2@0] {delete} Bad song index\n")
+        XCTAssertEqual(c.send("delete 2:1"), "ACK [2@0] {delete} Bad range: 2:1\n")
+    }
+
+    func testPlchangesGivesEveryPositionThatChangedSinceAVersion() {
+        let c = filled("a", "b", "c", "d")
+        _ = c.endTurn()
+        let version = c.pairs("status")["playlist"]!
+        XCTAssertEqual(c.send("plchanges \(version)"), "OK\n", "nothing changed since")
+        c.send("delete 2")
+        _ = c.endTurn()
+        let changed = c.send("plchangesposid \(version)")
+        XCTAssertEqual(changed.split(separator: "\n").filter { $0.hasPrefix("cpos") }, ["cpos: 2"])
+        XCTAssertEqual(c.send("plchanges 0").split(separator: "\n").filter { $0.hasPrefix("file") }.count, 3,
+                       "a version older than the queue gives everything")
+    }
+
+    func testPlaylistinfoShowsTagsAndLengthsAsMPDDoes() {
+        let c = filled("a")
+        let id = c.session.queue.entries[0].id
+        c.session.learn(TrackMetadata(title: "Song\nTwo lines", artists: ["A", "B"], album: "Al", genres: ["Jazz"],
+                                      trackNumber: 3, length: 61_499_000), at: 0)
+        XCTAssertEqual(c.send("playlistinfo"), """
+            file: /a
+            Artist: A
+            Artist: B
+            Album: Al
+            Title: Song Two lines
+            Track: 3
+            Genre: Jazz
+            Time: 61
+            duration: 61.499
+            Pos: 0
+            Id: \(id.raw)
+            OK
+
+            """)
+        c.send("tagtypes clear", "tagtypes enable title composer")
+        XCTAssertEqual(c.send("playlistinfo 0").split(separator: "\n").filter { $0.contains("Artist") || $0.contains("Title") },
+                       ["Title: Song Two lines"])
+        XCTAssertEqual(c.send("tagtypes enable bogus"), "ACK [2@0] {tagtypes} Unknown tag type: bogus\n")
+    }
+
+    func testPlaylistfindAndPlaylistsearch() {
+        let c = filled("a", "b")
+        for (i, artist) in ["AC/DC", "Abba"].enumerated() {
+            c.session.learn(TrackMetadata(artists: [artist]), at: i)
+        }
+        XCTAssertEqual(c.send("playlistfind artist abba").contains("file"), false, "find is exact")
+        XCTAssertEqual(c.send("playlistsearch artist abba").contains("file: /b"), true, "search ignores case")
+        XCTAssertEqual(c.send(#"playlistfind "(artist == \"AC/DC\")""#).contains("file: /a"), true)
+        XCTAssertEqual(c.send(#"playlistfind "(artist == \"AC/DC\")""#).contains("file: /b"), false)
+    }
+}

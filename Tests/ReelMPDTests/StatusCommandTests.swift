@@ -1,0 +1,105 @@
+import ReelCore
+@testable import ReelMPD
+import XCTest
+
+final class StatusCommandTests: XCTestCase {
+    func testStatusOfAnEmptyStoppedPlayer() {
+        let c = Conversation()
+        let status = c.pairs("status")
+        XCTAssertEqual(status["state"], "stop")
+        XCTAssertEqual(status["playlistlength"], "0")
+        XCTAssertEqual(status["volume"], "100")
+        XCTAssertNil(status["song"])
+        XCTAssertNil(status["elapsed"])
+    }
+
+    func testStatusWhilePlaying() {
+        let c = Conversation()
+        c.send("add /a", "add /b", "play 0")
+        c.session.loaded(TrackMetadata(length: 200_000_000), position: 12_345_000)
+        let status = c.pairs("status")
+        XCTAssertEqual(status["state"], "play")
+        XCTAssertEqual(status["song"], "0")
+        XCTAssertEqual(status["songid"], String(c.session.queue.entries[0].id.raw))
+        XCTAssertEqual(status["nextsong"], "1")
+        XCTAssertEqual(status["nextsongid"], String(c.session.queue.entries[1].id.raw))
+        XCTAssertEqual(status["elapsed"], "12.345")
+        XCTAssertEqual(status["duration"], "200.000")
+        XCTAssertEqual(status["time"], "12:200")
+        c.send("pause 1")
+        XCTAssertEqual(c.pairs("status")["state"], "pause")
+        c.send("pause 0")
+        XCTAssertEqual(c.pairs("status")["state"], "play")
+        c.send("stop")
+        XCTAssertEqual(c.pairs("status")["state"], "stop")
+        c.send("pause 0")
+        XCTAssertEqual(c.pairs("status")["state"], "stop", "pause 0 does not start a stopped player")
+    }
+
+    func testRepeatAndSingleAreReelsLoopStatus() {
+        let c = Conversation()
+        c.send("repeat 1")
+        XCTAssertEqual(c.session.snapshot.loop, .playlist)
+        c.send("single 1")
+        XCTAssertEqual(c.session.snapshot.loop, .track)
+        XCTAssertEqual(c.pairs("status")["repeat"], "1")
+        XCTAssertEqual(c.pairs("status")["single"], "1")
+        c.send("single 0")
+        XCTAssertEqual(c.session.snapshot.loop, .playlist)
+        c.send("repeat 0")
+        XCTAssertEqual(c.send("single 1").prefix(11), "ACK [2@0] {", "single without repeat is refused, not faked")
+        XCTAssertEqual(c.session.snapshot.loop, .none)
+    }
+
+    func testVolumeAndOptionsRefuseWhatReelCannotDo() {
+        let c = Conversation()
+        XCTAssertEqual(c.send("setvol 101"), "ACK [2@0] {setvol} Invalid volume value\n")
+        c.send("setvol 40")
+        XCTAssertEqual(c.pairs("getvol")["volume"], "40")
+        c.send("volume -50")
+        XCTAssertEqual(c.pairs("getvol")["volume"], "0")
+        XCTAssertEqual(c.send("consume 0"), "OK\n")
+        XCTAssertTrue(c.send("consume 1").hasPrefix("ACK [2@0] {consume} "))
+        XCTAssertEqual(c.send("crossfade 0"), "OK\n")
+        XCTAssertTrue(c.send("crossfade 5").hasPrefix("ACK [2@0] {crossfade} "))
+        XCTAssertEqual(c.send("replay_gain_mode album"), "OK\n")
+        XCTAssertEqual(c.pairs("replay_gain_status")["replay_gain_mode"], "album")
+        XCTAssertTrue(c.send("replay_gain_mode auto").hasPrefix("ACK [2@0] "))
+        XCTAssertEqual(c.send("disableoutput 0").prefix(12), "ACK [52@0] {")
+        XCTAssertEqual(c.send("enableoutput 1"), "ACK [50@0] {enableoutput} No such audio output\n")
+    }
+
+    func testSeekStartsAnotherSongAtTheTime() {
+        let c = Conversation()
+        c.send("add /a", "add /b", "play 0")
+        c.session.loaded()
+        XCTAssertEqual(c.send("seek 1 30.5"), "OK\n")
+        XCTAssertEqual(c.session.snapshot.current?.uri, "file:///b")
+        XCTAssertEqual(c.session.position(), 30_500_000)
+        c.session.loaded(TrackMetadata(length: 60_000_000), position: 30_500_000)
+        XCTAssertEqual(c.send("seekcur -10"), "OK\n")
+        XCTAssertEqual(c.session.position(), 20_500_000)
+        XCTAssertEqual(c.send("seekcur 70"), "ACK [2@0] {seekcur} Seek position is past the end of the song\n")
+        XCTAssertEqual(c.send("seek 0 -1"), "ACK [2@0] {seek} Negative seek position\n")
+    }
+
+    func testFilterExpressions() throws {
+        let song = TrackMetadata(title: "Hells Bells", artists: ["AC/DC"], album: "Back in Black", genres: ["Rock"])
+        func matches(_ args: [String], exact: Bool = true) throws -> Bool {
+            try Filter.parse(args, exact: exact).matches("file:///m/acdc/hells.ogg", song)
+        }
+        XCTAssertTrue(try matches([#"(artist == "AC/DC")"#]))
+        XCTAssertFalse(try matches([#"(artist == "ac/dc")"#]))
+        XCTAssertTrue(try matches([#"(artist == "ac/dc")"#], exact: false))
+        XCTAssertTrue(try matches([#"((artist == 'AC/DC') AND (album starts_with "Back"))"#]))
+        XCTAssertFalse(try matches([#"(!(genre contains "ock"))"#]))
+        XCTAssertTrue(try matches([#"(composer != "Bach")"#].map { $0.replacingOccurrences(of: "composer", with: "genre") }))
+        XCTAssertTrue(try matches([#"(base "/m/acdc")"#]))
+        XCTAssertTrue(try matches(["any", "bells"], exact: false))
+        XCTAssertTrue(try matches(["artist", "AC/DC", "title", "Hells Bells"]))
+        XCTAssertThrowsError(try matches([#"(artist === "x")"#]))
+        XCTAssertThrowsError(try matches([#"(artist == "x""#]))
+        XCTAssertThrowsError(try matches(["artist"]))
+        XCTAssertThrowsError(try matches(["mood", "calm"]))
+    }
+}
