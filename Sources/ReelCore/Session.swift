@@ -17,6 +17,8 @@ public protocol Session: AnyObject {
     func expand(_ text: String) -> Result<[String], URIProblem>
     /// Why the media library is unavailable, if it is.
     var libraryError: String? { get }
+    /// A cover for a URI: the library's, the queue's, or an image beside a local file.
+    func coverArt(for uri: String) -> String?
 }
 
 /// The session's library and stored playlists, when there is a library.
@@ -28,6 +30,8 @@ public protocol LibrarySession: AnyObject {
     func forgetPosition(_ id: Int64) throws -> Bool
     /// Queues the items and plays the first; returns how many were queued.
     func playLibraryItems(_ items: [LibraryItem]) -> Int
+    /// Queues the items after `after` (nil: at the end) without playing them.
+    func queueLibraryItems(_ items: [LibraryItem], after: EntryID?, atStart: Bool) -> Result<Void, CommandError>
     /// Starts an import off the loop; `progress` and `done` are called on the loop.
     func importItems(_ inputs: [String], progress: @escaping (Int, Int) -> Void,
                      done: @escaping (ImportSummary) -> Void) throws
@@ -35,6 +39,10 @@ public protocol LibrarySession: AnyObject {
     /// Replaces the queue with the playlist; nil if there is no such playlist.
     func loadPlaylist(id: Int64) throws -> Int?
     func playlists() throws -> [PlaylistInfo]
+    func playlistItems(id: Int64) throws -> [LibraryItem]
+    /// False when there is no such playlist.
+    func removePlaylist(id: Int64) throws -> Bool
+    func renamePlaylist(id: Int64, to name: String) throws
     var activePlaylist: PlaylistInfo? { get }
 }
 

@@ -39,4 +39,18 @@ extension Library {
             FROM playlist_items pi JOIN items i ON i.id = pi.item_id WHERE pi.playlist_id = ? ORDER BY pi.position
             """, [.int(id)]).map(LibraryItem.init)
     }
+
+    @discardableResult
+    public func removePlaylist(id: Int64) throws -> Bool {
+        try db.transaction {
+            try db.query("DELETE FROM playlist_items WHERE playlist_id = ?", [.int(id)])
+            try db.query("DELETE FROM playlists WHERE id = ?", [.int(id)])
+        }
+        return db.changes > 0
+    }
+
+    /// Renames a playlist; a playlist of the new name must not exist.
+    public func renamePlaylist(id: Int64, to name: String) throws {
+        try db.query("UPDATE playlists SET name = ? WHERE id = ?", [.text(name), .int(id)])
+    }
 }

@@ -116,14 +116,20 @@ extension MPDCommands {
         }
     }
 
-    /// Queues URIs at a position: absolute, `+N` or `-N` relative to the
-    /// current song (nil: at the end).
+    /// Queues URIs at a position as `add` takes it (nil: at the end).
     func insert(_ uris: [String], at position: String?) throws(Ack) {
+        let (after, atStart) = try place(position)
+        try run(.add(uris: uris, after: after, atStart: atStart, play: false))
+    }
+
+    /// Where `add URI POSITION` puts songs: absolute, `+N` after the current
+    /// song or `-N` before it; nil: at the end. As the entry to follow, or the start.
+    func place(_ position: String?) throws(Ack) -> (after: EntryID?, atStart: Bool) {
         let queue = self.queue
-        guard let position else { return try run(.add(uris: uris, play: false)) }
+        guard let position else { return (nil, false) }
         var index: Int
         if let sign = position.first, sign == "+" || sign == "-" {
-            guard let offset = Int(position.dropFirst()) else { throw Ack.argument("Integer expected: \(position)") }
+            guard let offset = Int(position.dropFirst()), offset >= 0 else { throw Ack.argument("Integer expected: \(position)") }
             guard let current = queue.currentID.flatMap(queue.index(of:)) else {
                 throw Ack(.playerSync, "No current song")
             }
@@ -133,11 +139,7 @@ extension MPDCommands {
             index = absolute
         }
         guard (0...queue.count).contains(index) else { throw Ack.argument("Bad song index") }
-        if index == 0 {
-            try run(.add(uris: uris, atStart: true, play: false))
-        } else {
-            try run(.add(uris: uris, after: queue.entries[index - 1].id, play: false))
-        }
+        return index == 0 ? (nil, true) : (queue.entries[index - 1].id, false)
     }
 
     /// Where a moved run of `count` songs goes: absolute or relative to the current song.
@@ -184,7 +186,7 @@ extension MPDCommands {
 
     func findInQueue(_ filter: Filter, tags: Set<Tag>) -> Reply {
         var reply = Reply()
-        for (i, entry) in queue.entries.enumerated() where filter.matches(entry.uri, entry.metadata) {
+        for (i, entry) in queue.entries.enumerated() where filter.matches(file: SongLines.file(entry.uri), entry.metadata) {
             SongLines.add(entry, position: i, tags: tags, to: &reply)
         }
         return reply

@@ -67,6 +67,7 @@ extension MPDCommands {
                 reply.add("nextsongid", next.raw)
             }
         }
+        if let updating { reply.add("updating_db", updating) }
         if let error = snapshot.lastError { reply.add("error", error) }
         return reply
     }

@@ -23,6 +23,11 @@ public final class MPDCommands {
     /// Time spent playing since start-up (`stats`' playtime).
     private var played: MediaTime = 0
     private var playingSince: MonotonicTime?
+    /// The running `update`'s job number.
+    var updating: Int?
+    var nextUpdate = 0
+    /// Changes the commands noticed themselves (an update started or ended), for the next `update`.
+    var raised = Set<Subsystem>()
 
     public init(session: any Session, library: (any LibrarySession)?, password: String?) {
         self.session = session
@@ -45,6 +50,8 @@ public final class MPDCommands {
         .merging(statusCommands) { a, _ in a }
         .merging(playbackCommands) { a, _ in a }
         .merging(queueCommands) { a, _ in a }
+        .merging(databaseCommands) { a, _ in a }
+        .merging(playlistCommands) { a, _ in a }
 
     /// Runs one request. `idle`, `noidle`, `close` and command lists are the connection's.
     public func execute(_ request: RequestLine, _ client: inout ClientState) throws(Ack) -> Reply {
@@ -66,7 +73,8 @@ public final class MPDCommands {
         let playing = session.snapshot.status == "Playing"
         if let since = playingSince { played += now - since }
         playingSince = playing ? now : nil
-        return changes.update(session, announcements)
+        defer { raised = [] }
+        return changes.update(session, announcements).union(raised)
     }
 
     var playtime: MediaTime {

@@ -51,8 +51,9 @@ struct Filter: Equatable {
         }
     }
 
-    func matches(_ uri: String, _ metadata: TrackMetadata) -> Bool {
-        matches(root, file: SongLines.file(uri), metadata)
+    /// Whether a song matches; `file` is its name as the client sees it.
+    func matches(file: String, _ metadata: TrackMetadata) -> Bool {
+        matches(root, file: file, metadata)
     }
 
     private func matches(_ node: Node, file: String, _ metadata: TrackMetadata) -> Bool {

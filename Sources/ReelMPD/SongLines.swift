@@ -46,8 +46,8 @@ enum SongLines {
 
     /// A song's lines: file, the tags the client asked for, its length; and
     /// its place in the queue when it is in it.
-    static func add(_ uri: String, _ metadata: TrackMetadata, tags: Set<Tag>, to reply: inout Reply) {
-        reply.add("file", file(uri))
+    static func add(file: String, _ metadata: TrackMetadata, tags: Set<Tag>, to reply: inout Reply) {
+        reply.add("file", file)
         for tag in Tag.allCases where tags.contains(tag) {
             for value in tag.values(metadata) { reply.add(tag.rawValue, value) }
         }
@@ -58,7 +58,7 @@ enum SongLines {
     }
 
     static func add(_ entry: QueueEntry, position: Int, tags: Set<Tag>, to reply: inout Reply) {
-        add(entry.uri, entry.metadata, tags: tags, to: &reply)
+        add(file: file(entry.uri), entry.metadata, tags: tags, to: &reply)
         reply.add("Pos", position)
         reply.add("Id", entry.id.raw)
     }

@@ -49,6 +49,10 @@ extension Daemon: LibrarySession {
         return entries.count
     }
 
+    func queueLibraryItems(_ items: [LibraryItem], after: EntryID?, atStart: Bool) -> Result<Void, CommandError> {
+        run(.add(entries: items.map(library.entry(for:)), after: after, atStart: atStart, play: false))
+    }
+
     func importItems(_ inputs: [String], progress: @escaping (Int, Int) -> Void,
                      done: @escaping (ImportSummary) -> Void) throws {
         let path = try store.path
@@ -79,4 +83,25 @@ extension Daemon: LibrarySession {
     }
 
     func playlists() throws -> [PlaylistInfo] { try store.playlists() }
+
+    func playlistItems(id: Int64) throws -> [LibraryItem] { try store.playlist(id: id) }
+
+    func removePlaylist(id: Int64) throws -> Bool {
+        if activePlaylist?.id == id { activePlaylist = nil }
+        return try store.removePlaylist(id: id)
+    }
+
+    func renamePlaylist(id: Int64, to name: String) throws {
+        try store.renamePlaylist(id: id, to: name)
+        if activePlaylist?.id == id { activePlaylist?.name = name }
+    }
+
+    func coverArt(for text: String) -> String? {
+        let uri = text.hasPrefix("/") ? URL(fileURLWithPath: text).absoluteString : text
+        if let entry = engine.queue.entries.first(where: { $0.uri == uri }), let art = entry.metadata.artURL { return art }
+        if let item = try? library.library?.knownItems(forURIs: [uri]).first ?? nil, let cover = item.cover {
+            return cover.hasPrefix("/") ? URL(fileURLWithPath: cover).absoluteString : cover
+        }
+        return CoverArt.beside(uri)
+    }
 }

@@ -28,6 +28,9 @@ final class ScriptedSession: Session {
 
     func expand(_ text: String) -> Result<[String], URIProblem> { validate(text).map { [$0] } }
     var libraryError: String? { nil }
+    /// Covers by URI or path.
+    var covers: [String: String] = [:]
+    func coverArt(for uri: String) -> String? { covers[uri] }
 
     /// The backend's answer to the newest load: open, tagged, playing from `position`.
     func loaded(_ metadata: TrackMetadata = TrackMetadata(length: 60_000_000), position: MediaTime = 0) {
@@ -63,8 +66,11 @@ final class Conversation {
     let commands: MPDCommands
     let client: ClientProtocol
 
+    let library: ScriptedLibrary
+
     init(password: String? = nil, authorized: Bool = true) {
-        commands = MPDCommands(session: session, library: nil, password: password)
+        library = ScriptedLibrary(session: session)
+        commands = MPDCommands(session: session, library: library, password: password)
         client = ClientProtocol(commands: commands, authorized: authorized)
         _ = client.takeOutput()   // the greeting
     }
@@ -91,4 +97,63 @@ final class Conversation {
         }
         return out
     }
+}
+
+/// A library in memory: items and playlists, as the real one answers.
+final class ScriptedLibrary: LibrarySession {
+    var items: [LibraryItem] = []
+    var stored: [(info: PlaylistInfo, items: [Int64])] = []
+    weak var session: ScriptedSession?
+    var imports: [[String]] = []
+    var finishImport: ((ImportSummary) -> Void)?
+
+    init(session: ScriptedSession) { self.session = session }
+
+    @discardableResult
+    func add(_ path: String, title: String? = nil, artist: String? = nil, album: String? = nil, seconds: Int64 = 60) -> LibraryItem {
+        var info = ProbedItem(title: title, artist: artist, album: album, duration: seconds * 1_000_000)
+        if path.hasPrefix("http") { info.remoteURL = path } else { info.localPath = path }
+        let item = LibraryItem(id: Int64(items.count + 1), info: info)
+        items.append(item)
+        return item
+    }
+
+    func libraryItems(matching query: String, offset: Int, limit: Int) throws -> [LibraryItem] { items }
+    func libraryItem(_ id: Int64) throws -> LibraryItem? { items.first { $0.id == id } }
+    func removeLibraryItem(_ id: Int64) throws -> Bool { false }
+    func forgetPosition(_ id: Int64) throws -> Bool { false }
+    func playLibraryItems(_ items: [LibraryItem]) -> Int { 0 }
+
+    func queueLibraryItems(_ items: [LibraryItem], after: EntryID?, atStart: Bool) -> Result<Void, CommandError> {
+        let entries = items.map { NewEntry(uri: $0.localPath.map { "file://" + $0 } ?? $0.remoteURL!, itemID: $0.id, metadata: $0.metadata) }
+        return session!.run(.add(entries: entries, after: after, atStart: atStart, play: false))
+    }
+
+    func importItems(_ inputs: [String], progress: @escaping (Int, Int) -> Void,
+                     done: @escaping (ImportSummary) -> Void) throws {
+        imports.append(inputs)
+        finishImport = done
+    }
+
+    func savePlaylist(_ name: String) throws -> Int {
+        let ids = session!.queue.entries.compactMap(\.itemID)
+        stored.removeAll { $0.info.name == name }
+        stored.append((PlaylistInfo(id: Int64(stored.count + 100), name: name, count: ids.count, createdAt: 1_767_225_600), ids))
+        return ids.count
+    }
+
+    func loadPlaylist(id: Int64) throws -> Int? { nil }
+    func playlists() throws -> [PlaylistInfo] { stored.map(\.info).sorted { $0.name < $1.name } }
+    func playlistItems(id: Int64) throws -> [LibraryItem] {
+        (stored.first { $0.info.id == id }?.items ?? []).compactMap { id in items.first { $0.id == id } }
+    }
+    func removePlaylist(id: Int64) throws -> Bool {
+        let before = stored.count
+        stored.removeAll { $0.info.id == id }
+        return stored.count < before
+    }
+    func renamePlaylist(id: Int64, to name: String) throws {
+        if let i = stored.firstIndex(where: { $0.info.id == id }) { stored[i].info.name = name }
+    }
+    var activePlaylist: PlaylistInfo? { nil }
 }

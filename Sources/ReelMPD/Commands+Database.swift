@@ -1,0 +1,230 @@
+import ReelCore
+
+/// The library as MPD's database: browsing, finding, listing, counting, re-importing.
+extension MPDCommands {
+    static let databaseCommands: [String: Entry] = [
+        "lsinfo": Entry(arguments: 0...1) { mpd, args, client throws(Ack) in
+            let tree = try mpd.tree()
+            let name = MPDCommands.folderName(args[0] ?? "")
+            var reply = Reply()
+            if let item = tree.song(name) {
+                SongLines.add(file: name, item.metadata, tags: client.tags, to: &reply)
+                return reply
+            }
+            guard let (folders, songs) = tree.listing(name) else { throw Ack.noExist("No such directory") }
+            for folder in folders { reply.add("directory", folder) }
+            for song in songs { SongLines.add(file: song.file, song.item.metadata, tags: client.tags, to: &reply) }
+            if name.isEmpty, let library = mpd.library {
+                for playlist in (try? library.playlists()) ?? [] { mpd.addPlaylistLines(playlist, to: &reply) }
+            }
+            return reply
+        },
+        "listall": Entry(arguments: 0...1) { mpd, args, _ throws(Ack) in
+            try mpd.listAll(args[0] ?? "", tags: nil)
+        },
+        "listallinfo": Entry(arguments: 0...1) { mpd, args, client throws(Ack) in
+            try mpd.listAll(args[0] ?? "", tags: client.tags)
+        },
+        "find": Entry(arguments: 1...Int.max) { mpd, args, client throws(Ack) in
+            try mpd.songLines(mpd.find(args.values, exact: true).songs, tags: client.tags)
+        },
+        "search": Entry(arguments: 1...Int.max) { mpd, args, client throws(Ack) in
+            try mpd.songLines(mpd.find(args.values, exact: false).songs, tags: client.tags)
+        },
+        "findadd": Entry(arguments: 1...Int.max) { mpd, args, _ throws(Ack) in
+            let found = try mpd.find(args.values, exact: true, position: true)
+            try mpd.queue(found.songs.map(\.item), at: found.position)
+            return Reply()
+        },
+        "searchadd": Entry(arguments: 1...Int.max) { mpd, args, _ throws(Ack) in
+            let found = try mpd.find(args.values, exact: false, position: true)
+            try mpd.queue(found.songs.map(\.item), at: found.position)
+            return Reply()
+        },
+        "count": Entry(arguments: 1...Int.max) { mpd, args, _ throws(Ack) in
+            var values = args.values
+            var group: Tag?
+            if values.count >= 3, values[values.count - 2] == "group" {
+                group = try MPDCommands.tag(values.removeLast())
+                values.removeLast()
+            }
+            let songs = try mpd.find(values, exact: true).songs
+            var reply = Reply()
+            func add(_ songs: some Sequence<(file: String, item: LibraryItem)>) {
+                reply.add("songs", songs.reduce(0) { n, _ in n + 1 })
+                reply.add("playtime", songs.compactMap(\.item.duration).reduce(0, +) / 1_000_000)
+            }
+            guard let group else { add(songs); return reply }
+            let byValue = Dictionary(grouping: songs) { group.values($0.item.metadata).first ?? "" }
+            for value in byValue.keys.sorted() {
+                reply.add(group.rawValue, value)
+                add(byValue[value]!)
+            }
+            return reply
+        },
+        "list": Entry(arguments: 1...Int.max) { mpd, args, _ throws(Ack) in
+            var values = Array(args.values.dropFirst())
+            var groups: [Tag] = []
+            while values.count >= 2, values[values.count - 2] == "group" {
+                groups.insert(try MPDCommands.tag(values.removeLast()), at: 0)
+                values.removeLast()
+            }
+            let wanted = args[0]!
+            let songs = values.isEmpty ? try mpd.tree().songs[...] : try mpd.find(values, exact: true).songs
+            return try mpd.list(wanted, groups: groups, songs: songs)
+        },
+        "update": Entry(arguments: 0...1) { mpd, args, _ throws(Ack) in try mpd.update(args[0]) },
+        "rescan": Entry(arguments: 0...1) { mpd, args, _ throws(Ack) in try mpd.update(args[0]) },
+    ]
+
+    /// A folder as clients write it: "/" and a trailing slash mean the same as without.
+    static func folderName(_ text: String) -> String {
+        var name = Substring(text)
+        while name.hasSuffix("/") { name = name.dropLast() }
+        while name.hasPrefix("/") && !text.hasPrefix("//") { name = name.dropFirst() }
+        return String(name)
+    }
+
+    static func tag(_ name: String) throws(Ack) -> Tag {
+        guard let tag = Tag(named: name) else { throw Ack.argument("Unknown tag type: \(name)") }
+        return tag
+    }
+
+    /// The library, or why there is none.
+    func items() throws(Ack) -> [LibraryItem] {
+        guard let library else { throw Ack(.system, session.libraryError ?? "reel runs without a library") }
+        do { return try library.libraryItems(matching: "", offset: 0, limit: -1) } catch {
+            throw Ack(.system, "the library cannot be read: \(error)")
+        }
+    }
+
+    func tree() throws(Ack) -> LibraryTree { LibraryTree(try items()) }
+
+    func songLines(_ songs: some Sequence<(file: String, item: LibraryItem)>, tags: Set<Tag>) -> Reply {
+        var reply = Reply()
+        for song in songs { SongLines.add(file: song.file, song.item.metadata, tags: tags, to: &reply) }
+        return reply
+    }
+
+    func listAll(_ folder: String, tags: Set<Tag>?) throws(Ack) -> Reply {
+        let tree = try tree()
+        let name = MPDCommands.folderName(folder)
+        let songs = tree.songs(under: name)
+        guard !songs.isEmpty || name.isEmpty else {
+            if let item = tree.song(name) { return songLines([(name, item)], tags: tags ?? []) }
+            throw Ack.noExist("No such directory")
+        }
+        var reply = Reply()
+        var shown = Set<String>()
+        for song in songs {
+            // Each folder once, before its first song, as MPD walks the tree.
+            var parent = LibraryTree.parent(song.file)
+            var missing: [String] = []
+            while !parent.isEmpty, parent != name, !shown.contains(parent) {
+                missing.append(parent)
+                shown.insert(parent)
+                parent = parent == LibraryTree.remoteFolder ? "" : LibraryTree.parent(parent)
+            }
+            for folder in missing.reversed() { reply.add("directory", folder) }
+            if let tags { SongLines.add(file: song.file, song.item.metadata, tags: tags, to: &reply) } else { reply.add("file", song.file) }
+        }
+        return reply
+    }
+
+    /// The songs a filter finds, with `sort`, `window` and (for `findadd`) a position read off the end.
+    func find(_ arguments: [String], exact: Bool, position: Bool = false)
+        throws(Ack) -> (songs: ArraySlice<(file: String, item: LibraryItem)>, position: String?) {
+        var filterArgs = arguments
+        var sort: String?, window: String?, at: String?
+        // Modifiers come in pairs after the filter (at least one argument long).
+        while filterArgs.count >= 3 {
+            let key = filterArgs[filterArgs.count - 2]
+            if key == "sort" { sort = filterArgs.removeLast() }
+            else if key == "window" { window = filterArgs.removeLast() }
+            else if key == "position" && position { at = filterArgs.removeLast() }
+            else { break }
+            filterArgs.removeLast()
+        }
+        let filter = try Filter.parse(filterArgs, exact: exact)
+        var songs = try tree().songs.filter { filter.matches(file: $0.file, $0.item.metadata) }
+        if let sort {
+            let descending = sort.hasPrefix("-")
+            let tag = try MPDCommands.tag(String(sort.drop { $0 == "-" }))
+            songs.sort { (tag.values($0.item.metadata).first ?? "") < (tag.values($1.item.metadata).first ?? "") }
+            if descending { songs.reverse() }
+        }
+        guard let window else { return (songs[...], at) }
+        return (songs[try Arguments([window]).range(0, count: songs.count)], at)
+    }
+
+    /// Queues library items at a position as `add` takes it (nil: at the end).
+    func queue(_ items: [LibraryItem], at position: String?) throws(Ack) {
+        guard let library else { throw Ack(.system, "reel runs without a library") }
+        guard !items.isEmpty else { return }
+        let (after, atStart) = try place(position)
+        switch library.queueLibraryItems(items, after: after, atStart: atStart) {
+        case .success: break
+        case .failure(.noSuchTrack): throw Ack.noExist("No such song")
+        case .failure(.invalidArgument(let message)): throw Ack.argument(message)
+        }
+    }
+
+    func list(_ wanted: String, groups: [Tag], songs: ArraySlice<(file: String, item: LibraryItem)>) throws(Ack) -> Reply {
+        var reply = Reply()
+        if wanted.lowercased() == "file" {
+            for song in songs { reply.add("file", song.file) }
+            return reply
+        }
+        let tag = try MPDCommands.tag(wanted)
+        // Rows of (group values..., value), unique, sorted as MPD sorts them.
+        var rows = Set<[String]>()
+        for song in songs {
+            let metadata = song.item.metadata
+            let keys = groups.map { $0.values(metadata).first ?? "" }
+            for value in tag.values(metadata) { rows.insert(keys + [value]) }
+        }
+        var previous: [String] = []
+        for row in rows.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+            for (i, group) in groups.enumerated() where previous.count <= i || previous[..<(i + 1)] != row[..<(i + 1)] {
+                reply.add(group.rawValue, row[i])
+            }
+            reply.add(tag.rawValue, row[row.count - 1])
+            previous = row
+        }
+        return reply
+    }
+
+    /// `update [URI]`: re-imports the music directory, or a folder or file of it, off the loop.
+    func update(_ name: String?) throws(Ack) -> Reply {
+        guard let library else { throw Ack(.system, "reel runs without a library") }
+        guard updating == nil else { throw Ack(.updateAlready, "Already updating") }
+        let tree = try tree()
+        let target = name.map(Self.folderName) ?? ""
+        let inputs: [String]
+        if target.isEmpty {
+            inputs = tree.root.map { [$0.isEmpty ? "/" : $0] } ?? []
+        } else if target == LibraryTree.remoteFolder || URLParts.isRemote(target) {
+            inputs = tree.songs(under: target).compactMap(\.item.remoteURL)
+        } else {
+            guard let path = tree.absolute(target) else { throw Ack.noExist("No such directory") }
+            inputs = [path]
+        }
+        nextUpdate += 1
+        let job = nextUpdate
+        updating = job
+        raised.insert(.update)
+        do {
+            try library.importItems(inputs, progress: { _, _ in }) { [weak self] _ in
+                guard let self else { return }
+                updating = nil
+                raised.formUnion([.update, .database])
+            }
+        } catch {
+            updating = nil
+            throw Ack(.system, "cannot update: \(error)")
+        }
+        var reply = Reply()
+        reply.add("updating_db", job)
+        return reply
+    }
+}

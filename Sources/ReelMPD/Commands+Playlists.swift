@@ -1,0 +1,160 @@
+import Glibc
+import ReelCore
+import ReelSystem
+
+/// Stored playlists (the library's) and covers.
+extension MPDCommands {
+    static let playlistCommands: [String: Entry] = [
+        "listplaylists": Entry(arguments: 0...0) { mpd, _, _ throws(Ack) in
+            var reply = Reply()
+            for playlist in try mpd.storedPlaylists() { mpd.addPlaylistLines(playlist, to: &reply) }
+            return reply
+        },
+        "listplaylist": Entry(arguments: 1...1) { mpd, args, _ throws(Ack) in
+            var reply = Reply()
+            for song in try mpd.playlistSongs(args[0]!) { reply.add("file", song.file) }
+            return reply
+        },
+        "listplaylistinfo": Entry(arguments: 1...1) { mpd, args, client throws(Ack) in
+            mpd.songLines(try mpd.playlistSongs(args[0]!), tags: client.tags)
+        },
+        "load": Entry(arguments: 1...3) { mpd, args, _ throws(Ack) in
+            let songs = try mpd.playlistSongs(args[0]!)
+            let range = args.count >= 2 ? try args.range(1, count: songs.count) : songs.indices
+            try mpd.queue(songs[range].map(\.item), at: args[2])
+            return Reply()
+        },
+        "save": Entry(arguments: 1...1) { mpd, args, _ throws(Ack) in
+            let name = try MPDCommands.playlistName(args[0]!)
+            guard try mpd.storedPlaylists().contains(where: { $0.name == name }) == false else {
+                throw Ack(.exist, "Playlist already exists")
+            }
+            try mpd.withLibrary { library in _ = try library.savePlaylist(name) }
+            mpd.raised.insert(.storedPlaylist)
+            return Reply()
+        },
+        "rm": Entry(arguments: 1...1) { mpd, args, _ throws(Ack) in
+            let playlist = try mpd.storedPlaylist(args[0]!)
+            try mpd.withLibrary { library in _ = try library.removePlaylist(id: playlist.id) }
+            mpd.raised.insert(.storedPlaylist)
+            return Reply()
+        },
+        "rename": Entry(arguments: 2...2) { mpd, args, _ throws(Ack) in
+            let playlist = try mpd.storedPlaylist(args[0]!)
+            let name = try MPDCommands.playlistName(args[1]!)
+            guard try mpd.storedPlaylists().contains(where: { $0.name == name }) == false else {
+                throw Ack(.exist, "Playlist already exists")
+            }
+            try mpd.withLibrary { library in try library.renamePlaylist(id: playlist.id, to: name) }
+            mpd.raised.insert(.storedPlaylist)
+            return Reply()
+        },
+        "albumart": Entry(arguments: 2...2) { mpd, args, client throws(Ack) in
+            try mpd.cover(args[0]!, offset: args.unsigned(1), limit: client.binaryLimit, typed: false)
+        },
+        "readpicture": Entry(arguments: 2...2) { mpd, args, client throws(Ack) in
+            // MPD answers nothing, not an error, for a song without a picture.
+            (try? mpd.cover(args[0]!, offset: args.unsigned(1), limit: client.binaryLimit, typed: true)) ?? Reply()
+        },
+    ]
+
+    /// MPD's rule for stored playlist names: no slashes, no line breaks, not empty.
+    static func playlistName(_ name: String) throws(Ack) -> String {
+        guard !name.isEmpty, !name.contains("/"), !name.contains(where: \.isNewline) else {
+            throw Ack.argument("Bad playlist name")
+        }
+        return name
+    }
+
+    func withLibrary<T>(_ body: (any LibrarySession) throws -> T) throws(Ack) -> T {
+        guard let library else { throw Ack(.system, session.libraryError ?? "reel runs without a library") }
+        do { return try body(library) } catch { throw Ack(.system, "the library: \(error)") }
+    }
+
+    func storedPlaylists() throws(Ack) -> [PlaylistInfo] {
+        try withLibrary { try $0.playlists() }
+    }
+
+    func storedPlaylist(_ name: String) throws(Ack) -> PlaylistInfo {
+        guard let playlist = try storedPlaylists().first(where: { $0.name == name }) else {
+            throw Ack.noExist("No such playlist")
+        }
+        return playlist
+    }
+
+    /// A stored playlist's songs, named as in the database.
+    func playlistSongs(_ name: String) throws(Ack) -> [(file: String, item: LibraryItem)] {
+        let playlist = try storedPlaylist(name)
+        let items = try withLibrary { try $0.playlistItems(id: playlist.id) }
+        let names = Dictionary(try tree().songs.map { ($0.item.id, $0.file) }) { a, _ in a }
+        return items.map { (names[$0.id] ?? $0.localPath ?? $0.remoteURL ?? "", $0) }
+    }
+
+    func addPlaylistLines(_ playlist: PlaylistInfo, to reply: inout Reply) {
+        reply.add("playlist", playlist.name)
+        reply.add("Last-Modified", UTCTime.iso8601(playlist.createdAt))
+    }
+
+    /// A chunk of a song's cover: `size`, then up to `limit` bytes from `offset`.
+    func cover(_ name: String, offset: Int, limit: Int, typed: Bool) throws(Ack) -> Reply {
+        let target: String
+        if URLParts.isAbsolute(name) {
+            target = name
+        } else if let tree = try? tree(), let item = tree.song(MPDCommands.folderName(name)) {
+            target = item.localPath ?? item.remoteURL ?? name
+        } else {
+            throw Ack.noExist("No such file")
+        }
+        guard let art = session.coverArt(for: target), art.lowercased().hasPrefix("file://"),
+              let path = URLParts.percentDecoded(art.dropFirst(7).drop { $0 != "/" }) else {
+            throw Ack.noExist("No file exists")
+        }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw Ack.noExist("No file exists") }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw Ack(.system, "cannot read the cover") }
+        let size = Int(info.st_size)
+        guard offset <= size else { throw Ack.argument("Offset too large") }
+        var chunk = [UInt8](repeating: 0, count: min(limit, size - offset))
+        let count = chunk.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(offset)) }
+        guard count >= 0 else { throw Ack(.system, "cannot read the cover") }
+        var reply = Reply()
+        reply.add("size", size)
+        if typed { reply.add("type", Paths.imageType(path)) }
+        reply.addBinary(chunk[..<count])
+        return reply
+    }
+}
+
+/// Dates as MPD writes them (`Last-Modified`): ISO 8601 in UTC.
+enum UTCTime {
+    static func iso8601(_ seconds: Int64) -> String {
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let time = seconds - days * 86_400
+        // Howard Hinnant's civil-from-days.
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
+        func two(_ n: Int64) -> String { String(n).zeroPadded(to: 2) }
+        return "\(String(year).zeroPadded(to: 4))-\(two(month))-\(two(day))T\(two(time / 3600)):\(two(time / 60 % 60)):\(two(time % 60))Z"
+    }
+}
+
+extension Paths {
+    /// The MIME type of an image by its extension (covers are JPEG or PNG).
+    static func imageType(_ path: String) -> String {
+        switch fileExtension(path) {
+        case "png": "image/png"
+        case "gif": "image/gif"
+        case "webp": "image/webp"
+        default: "image/jpeg"
+        }
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+import ReelCore
+@testable import ReelMPD
+import XCTest
+
+final class DatabaseCommandTests: XCTestCase {
+    /// Three local albums under /music and one remote episode.
+    func stocked() -> Conversation {
+        let c = Conversation()
+        c.library.add("/music/Abba/Gold/01 Dancing Queen.ogg", title: "Dancing Queen", artist: "Abba", album: "Gold")
+        c.library.add("/music/Abba/Gold/02 Waterloo.ogg", title: "Waterloo", artist: "Abba", album: "Gold", seconds: 120)
+        c.library.add("/music/Abba/Arrival/01 Money.ogg", title: "Money, Money, Money", artist: "Abba", album: "Arrival")
+        c.library.add("/music/ACDC/Back in Black/01 Hells Bells.ogg", title: "Hells Bells", artist: "AC/DC", album: "Back in Black")
+        c.library.add("https://pod.example/ep1.mp3", title: "Episode 1", artist: "Pod")
+        return c
+    }
+
+    func lines(_ c: Conversation, _ command: String, _ key: String) -> [String] {
+        c.send(command).split(separator: "\n").filter { $0.hasPrefix(key + ": ") }.map { String($0.dropFirst(key.count + 2)) }
+    }
+
+    func testLsinfoWalksFoldersUnderTheMusicDirectory() {
+        let c = stocked()
+        XCTAssertEqual(lines(c, "lsinfo", "directory"), ["@remote", "ACDC", "Abba"])
+        XCTAssertEqual(lines(c, #"lsinfo "/""#, "directory"), ["@remote", "ACDC", "Abba"])
+        XCTAssertEqual(lines(c, "lsinfo Abba", "directory"), ["Abba/Arrival", "Abba/Gold"])
+        XCTAssertEqual(lines(c, "lsinfo Abba/Gold/", "file"), ["Abba/Gold/01 Dancing Queen.ogg", "Abba/Gold/02 Waterloo.ogg"])
+        XCTAssertEqual(lines(c, "lsinfo @remote", "file"), ["https://pod.example/ep1.mp3"])
+        XCTAssertEqual(lines(c, #"lsinfo "Abba/Gold/02 Waterloo.ogg""#, "Title"), ["Waterloo"])
+        XCTAssertEqual(c.send("lsinfo Nope"), "ACK [50@0] {lsinfo} No such directory\n")
+    }
+
+    func testListallGivesEveryFolderOnceBeforeItsSongs() {
+        let c = stocked()
+        XCTAssertEqual(c.send("listall Abba"), """
+            directory: Abba/Arrival
+            file: Abba/Arrival/01 Money.ogg
+            directory: Abba/Gold
+            file: Abba/Gold/01 Dancing Queen.ogg
+            file: Abba/Gold/02 Waterloo.ogg
+            OK
+
+            """)
+        XCTAssertEqual(lines(c, "listallinfo", "Title").count, 5)
+    }
+
+    func testFindIsExactSearchIsNotAndBothSortAndWindow() {
+        let c = stocked()
+        XCTAssertEqual(lines(c, "find artist abba", "Title"), [])
+        XCTAssertEqual(lines(c, "search artist abba", "Title").count, 3)
+        XCTAssertEqual(lines(c, #"find "(album == \"Gold\")" sort -title"#, "Title"), ["Waterloo", "Dancing Queen"])
+        XCTAssertEqual(lines(c, #"search "(artist contains \"a\")" sort title window 1:3"#, "Title"),
+                       ["Hells Bells", "Money, Money, Money"])
+        XCTAssertEqual(lines(c, #"find "(base \"Abba/Gold\")""#, "file").count, 2)
+    }
+
+    func testFindaddAndSearchaddQueueWhatTheyFind() {
+        let c = stocked()
+        c.send("add /elsewhere.ogg")
+        XCTAssertEqual(c.send("findadd album Gold"), "OK\n")
+        XCTAssertEqual(c.send(#"searchadd "(title contains \"bells\")" position 0"#), "OK\n")
+        XCTAssertEqual(c.session.queue.entries.map(\.uri), [
+            "file:///music/ACDC/Back in Black/01 Hells Bells.ogg", "file:///elsewhere.ogg",
+            "file:///music/Abba/Gold/01 Dancing Queen.ogg", "file:///music/Abba/Gold/02 Waterloo.ogg",
+        ])
+        XCTAssertNotNil(c.session.queue.entries[0].itemID, "queued as the library's item")
+    }
+
+    func testCountAndListWithGroups() {
+        let c = stocked()
+        XCTAssertEqual(c.send("count album Gold"), "songs: 2\nplaytime: 180\nOK\n")
+        XCTAssertEqual(c.send(#"count "(artist == \"Abba\")" group album"#),
+                       "Album: Arrival\nsongs: 1\nplaytime: 60\nAlbum: Gold\nsongs: 2\nplaytime: 180\nOK\n")
+        XCTAssertEqual(lines(c, "list artist", "Artist"), ["AC/DC", "Abba", "Pod"])
+        XCTAssertEqual(c.send("list album group artist"), """
+            Artist: AC/DC
+            Album: Back in Black
+            Artist: Abba
+            Album: Arrival
+            Album: Gold
+            OK
+
+            """)
+        XCTAssertEqual(lines(c, "list album artist Abba", "Album"), ["Arrival", "Gold"])
+        XCTAssertEqual(c.send("list mood"), "ACK [2@0] {list} Unknown tag type: mood\n")
+    }
+
+    func testUpdateReimportsOffTheLoopAndAnnouncesTheEnd() {
+        let c = stocked()
+        XCTAssertEqual(c.send("update"), "updating_db: 1\nOK\n")
+        XCTAssertEqual(c.library.imports, [["/music"]])
+        XCTAssertEqual(c.pairs("status")["updating_db"], "1")
+        XCTAssertEqual(c.send("update Abba"), "ACK [54@0] {update} Already updating\n")
+        XCTAssertEqual(c.endTurn(), "")
+        XCTAssertEqual(c.send("idle database"), "")
+        c.library.finishImport?(ImportSummary())
+        XCTAssertEqual(c.endTurn(), "changed: database\nOK\n")
+        XCTAssertNil(c.pairs("status")["updating_db"])
+        XCTAssertEqual(c.send("rescan Abba/Gold"), "updating_db: 2\nOK\n")
+        XCTAssertEqual(c.library.imports.last, ["/music/Abba/Gold"])
+    }
+
+    func testStoredPlaylists() {
+        let c = stocked()
+        c.send("findadd album Gold")
+        XCTAssertEqual(c.send("save Best"), "OK\n")
+        XCTAssertEqual(c.send("save Best"), "ACK [56@0] {save} Playlist already exists\n")
+        XCTAssertEqual(c.send("save a/b"), "ACK [2@0] {save} Bad playlist name\n")
+        XCTAssertEqual(c.send("listplaylists"), "playlist: Best\nLast-Modified: 2026-01-01T00:00:00Z\nOK\n")
+        XCTAssertEqual(lines(c, "listplaylist Best", "file"), ["Abba/Gold/01 Dancing Queen.ogg", "Abba/Gold/02 Waterloo.ogg"])
+        XCTAssertEqual(lines(c, "listplaylistinfo Best", "Title"), ["Dancing Queen", "Waterloo"])
+        XCTAssertEqual(c.send("load Best 1:2"), "OK\n")
+        XCTAssertEqual(c.session.queue.count, 3, "load appends")
+        XCTAssertEqual(c.send("rename Best Better"), "OK\n")
+        XCTAssertEqual(c.send("load Best"), "ACK [50@0] {load} No such playlist\n")
+        XCTAssertEqual(c.send("rm Better"), "OK\n")
+        XCTAssertEqual(c.send("listplaylists"), "OK\n")
+        _ = c.endTurn()
+        XCTAssertEqual(c.send("idle stored_playlist"), "changed: stored_playlist\nOK\n")
+    }
+
+    func testAlbumartComesInChunksOfTheBinaryLimit() throws {
+        let c = stocked()
+        let cover = FileManager.default.temporaryDirectory.appendingPathComponent("reel-mpd-cover-\(getpid()).png")
+        let bytes = (0..<200).map { UInt8($0) }
+        try Data(bytes).write(to: cover)
+        defer { try? FileManager.default.removeItem(at: cover) }
+        c.session.covers["/music/Abba/Gold/02 Waterloo.ogg"] = cover.absoluteString
+        c.send("binarylimit 64")
+        var received: [UInt8] = []
+        while received.count < 200 {
+            c.client.receive(Substring(#"albumart "Abba/Gold/02 Waterloo.ogg" \#(received.count)"#))
+            let reply = c.client.takeOutput()
+            let header = "size: 200\nbinary: \(min(64, 200 - received.count))\n"
+            XCTAssertEqual(Array(reply.prefix(header.utf8.count)), Array(header.utf8))
+            let chunk = reply.dropFirst(header.utf8.count).dropLast(4)   // "\nOK\n"
+            received += chunk
+            XCTAssertEqual(Array(reply.suffix(4)), Array("\nOK\n".utf8))
+        }
+        XCTAssertEqual(received, bytes)
+        XCTAssertTrue(c.send(#"readpicture "Abba/Gold/02 Waterloo.ogg" 0"#).contains("type: image/png"))
+        XCTAssertEqual(c.send(#"albumart "Abba/Gold/01 Dancing Queen.ogg" 0"#), "ACK [50@0] {albumart} No file exists\n")
+        XCTAssertEqual(c.send(#"readpicture "Abba/Gold/01 Dancing Queen.ogg" 0"#), "OK\n")
+        XCTAssertEqual(c.send(#"albumart "Abba/Gold/02 Waterloo.ogg" 500"#), "ACK [2@0] {albumart} Offset too large\n")
+    }
+
+    func testWithoutALibraryTheDatabaseSaysWhy() {
+        let session = ScriptedSession()
+        let client = ClientProtocol(commands: MPDCommands(session: session, library: nil, password: nil), authorized: true)
+        _ = client.takeOutput()
+        client.receive("lsinfo")
+        XCTAssertEqual(String(decoding: client.takeOutput(), as: UTF8.self), "ACK [52@0] {lsinfo} reel runs without a library\n")
+    }
+
+    func testDatesAreISO8601InUTC() {
+        XCTAssertEqual(UTCTime.iso8601(0), "1970-01-01T00:00:00Z")
+        XCTAssertEqual(UTCTime.iso8601(951_782_400), "2000-02-29T00:00:00Z")
+        XCTAssertEqual(UTCTime.iso8601(1_796_083_199), "2026-11-30T23:59:59Z")
+        XCTAssertEqual(UTCTime.iso8601(-1), "1969-12-31T23:59:59Z")
+    }
+}
