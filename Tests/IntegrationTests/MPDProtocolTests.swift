@@ -8,24 +8,6 @@ import XCTest
 /// The MPD protocol bus against the real daemon, with the real clients
 /// people use (mpc, python-mpd) beside MPRIS: one session, two views.
 final class MPDProtocolTests: DaemonTestCase {
-    var socketPath: String { home.appendingPathComponent("reel/mpd.socket").path }
-
-    /// Starts reeld and waits until its MPD listeners are open (after its bus name).
-    func startWithMPD(_ files: [URL] = [], _ extra: [String] = [], environment: [String: String] = [:]) throws {
-        let child = try startDaemon(files, extra, environment: environment)
-        guard waitForOutput(child, "MPD protocol on") != nil else { throw TestFailure("no MPD listener:\n\(child.text)") }
-    }
-
-    @discardableResult
-    func mpc(_ args: String...) throws -> String {
-        let child = try ChildProcess(URL(fileURLWithPath: "/usr/bin/mpc"), args, busAddress: bus.address, home: home,
-                                     environment: ["MPD_HOST": socketPath])
-        guard let status = child.waitForExit(timeout: 10) else { child.stop(); throw TestFailure("mpc \(args) hung") }
-        let out = child.text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard status == 0 else { throw TestFailure("mpc \(args) failed (\(status)): \(out)") }
-        return out
-    }
-
     /// Runs a python-mpd script with `client` connected; returns what it prints.
     func pythonMPD(_ body: String) throws -> String {
         let script = """
@@ -215,5 +197,48 @@ final class MPDProtocolTests: DaemonTestCase {
         quitter.hangUp()
         XCTAssertEqual(try noisy.pairs("status")["state"], "pause")
         XCTAssertEqual(try status(), "Paused", "MPRIS still answers")
+    }
+}
+
+/// The library as MPD's database, through mpc.
+final class MPDDatabaseTests: DaemonTestCase {
+    /// A music folder: two albums, a cover in the first.
+    func musicFolder() throws -> URL {
+        let music = home.appendingPathComponent("Music")
+        for (folder, tone) in [("Alpha", 0), ("Alpha", 1), ("Beta", 2)] {
+            let dir = music.appendingPathComponent(folder)
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: media.tones[tone], to: dir.appendingPathComponent(media.tones[tone].lastPathComponent))
+        }
+        try FileManager.default.copyItem(at: media.cover, to: music.appendingPathComponent("Alpha/cover.jpg"))
+        return music
+    }
+
+    func testMpcBrowsesSearchesAndQueuesTheLibrary() throws {
+        let music = try musicFolder()
+        try startWithMPD([], ["--paused"])
+        XCTAssertEqual(try reel("lib", "add", music.path).0, 0)
+        XCTAssertEqual(try mpc("ls"), "Alpha\nBeta")
+        XCTAssertEqual(try mpc("ls", "Alpha"), "Alpha/tone1.ogg\nAlpha/tone2.ogg")
+        XCTAssertEqual(try mpc("search", "title", "tone 2"), "Alpha/tone2.ogg")
+        XCTAssertEqual(try mpc("find", "title", "tone 2"), "", "find is exact")
+        XCTAssertEqual(try mpc("list", "album"), "Tones")
+        try mpc("findadd", "artist", "Reel Test")
+        XCTAssertEqual(try tracks().count, 3, "findadd queued every song, seen over MPRIS")
+        XCTAssertEqual(try mpc("-f", "%title%", "playlist"), "Tone 1\nTone 2\nTone 3")
+
+        let cover = try Data(contentsOf: music.appendingPathComponent("Alpha/cover.jpg"))
+        let fetched = try mpcFile("albumart", "Alpha/tone1.ogg")
+        XCTAssertEqual(fetched, cover, "albumart comes whole, in chunks")
+
+        try mpc("save", "mix")
+        XCTAssertEqual(try mpc("lsplaylists"), "mix")
+        XCTAssertTrue(try reel("playlist", "ls").1.contains("mix"), "one store for both buses")
+        try mpc("rm", "mix")
+        XCTAssertEqual(try mpc("lsplaylists"), "")
+
+        try FileManager.default.copyItem(at: media.tones[3], to: music.appendingPathComponent("Beta/tone4.ogg"))
+        try mpc("--wait", "update")
+        XCTAssertEqual(try mpc("ls", "Beta"), "Beta/tone3.ogg\nBeta/tone4.ogg", "update found the new file")
     }
 }

@@ -1,0 +1,35 @@
+import Foundation
+import ReelHarness
+
+/// Running MPD clients against the test's reeld.
+extension DaemonTestCase {
+    /// The MPD protocol's socket under this test's XDG_RUNTIME_DIR.
+    var socketPath: String { home.appendingPathComponent("reel/mpd.socket").path }
+
+    /// Starts reeld and waits until its MPD listeners are open (after its bus name).
+    func startWithMPD(_ files: [URL] = [], _ extra: [String] = [], environment: [String: String] = [:]) throws {
+        let child = try startDaemon(files, extra, environment: environment)
+        guard waitForOutput(child, "MPD protocol on") != nil else { throw TestFailure("no MPD listener:\n\(child.text)") }
+    }
+
+    /// Runs mpc on the daemon's socket; its output, or an error when it fails.
+    @discardableResult
+    func mpc(_ args: String...) throws -> String {
+        let child = try ChildProcess(URL(fileURLWithPath: "/usr/bin/mpc"), args, busAddress: bus.address, home: home,
+                                     environment: ["MPD_HOST": socketPath])
+        guard let status = child.waitForExit(timeout: 20) else { child.stop(); throw TestFailure("mpc \(args) hung") }
+        let out = child.text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard status == 0 else { throw TestFailure("mpc \(args) failed (\(status)): \(out)") }
+        return out
+    }
+
+    /// mpc's standard output alone, as bytes (a cover is binary).
+    func mpcFile(_ args: String...) throws -> Data {
+        let out = home.appendingPathComponent("mpc-out-\(UUID().uuidString.prefix(6))")
+        let shell = (["/usr/bin/mpc"] + args).map { "'\($0)'" }.joined(separator: " ") + " > '\(out.path)'"
+        let child = try ChildProcess(URL(fileURLWithPath: "/bin/sh"), ["-c", shell], busAddress: bus.address, home: home,
+                                     environment: ["MPD_HOST": socketPath])
+        guard child.waitForExit(timeout: 20) == 0 else { throw TestFailure("mpc \(args) failed: \(child.text)") }
+        return try Data(contentsOf: out)
+    }
+}
