@@ -17,6 +17,8 @@ public final class MPDServer {
         var input: [UInt8] = []
         var output: [UInt8] = []
         var sent = 0
+        /// When it last sent a request or took a reply.
+        var active = monotonicNow()
         init(fd: Int32, conversation: ClientProtocol) {
             self.fd = fd
             self.conversation = conversation
@@ -24,9 +26,17 @@ public final class MPDServer {
         var unsent: Int { output.count - sent }
     }
 
-    /// A line longer than this, or unsent replies past `outputLimit`, drops the client.
+    /// A line longer than this, or unsent replies past `outputLimit`, drops the client
+    /// (a 100,000-entry `playlistinfo` is about 15 MB).
     static let lineLimit = 64 << 10
-    static let outputLimit = 256 << 20
+    static let outputLimit = 32 << 20
+    /// Past this much unsent, a client's further requests wait until it reads:
+    /// one that never reads holds up no one but itself.
+    static let highWater = 1 << 20
+    /// More clients than this at once: a new one is hung up on at once, as MPD does.
+    public static let maxClients = 100
+    /// A client silent this long (and not in `idle`) is hung up on; MPD's default too.
+    public let timeout: MediaTime
 
     public let commands: MPDCommands
     private var listeners: [Listener] = []
@@ -37,8 +47,10 @@ public final class MPDServer {
 
     /// Opens the listeners. A Unix socket that cannot be made is an error
     /// as much as a TCP address that cannot be bound.
-    public init(commands: MPDCommands, socketPath: String?, tcp: ListenAddress?) throws(SystemError) {
+    public init(commands: MPDCommands, socketPath: String?, tcp: ListenAddress?,
+                timeout: MediaTime = 60_000_000) throws(SystemError) {
         self.commands = commands
+        self.timeout = timeout
         self.socketPath = socketPath
         do {
             if let socketPath {
@@ -68,7 +80,10 @@ public final class MPDServer {
     /// with unsent replies for writing too.
     public var descriptors: [pollfd] {
         listeners.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
-            + clients.values.map { pollfd(fd: $0.fd, events: Int16($0.unsent > 0 ? POLLIN | POLLOUT : POLLIN), revents: 0) }
+            + clients.values.map { client in
+                let events = (client.unsent > 0 ? POLLOUT : 0) | (client.unsent <= Self.highWater ? POLLIN : 0)
+                return pollfd(fd: client.fd, events: Int16(events), revents: 0)
+            }
     }
 
     /// Accepts, reads and writes where poll found it possible.
@@ -80,6 +95,18 @@ public final class MPDServer {
                 if item.revents & Int16(POLLOUT) != 0 { flush(client) }
                 if item.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 { read(client) }
             }
+        }
+    }
+
+    /// When the next silent client is to be hung up on; nil when none can be.
+    public var deadline: MonotonicTime? {
+        clients.values.filter { !$0.conversation.isIdle }.map { $0.active + timeout }.min()
+    }
+
+    /// Hangs up on the clients silent past the timeout.
+    public func expire(now: MonotonicTime) {
+        for client in Array(clients.values) where !client.conversation.isIdle && now - client.active >= timeout {
+            drop(client)
         }
     }
 
@@ -97,6 +124,7 @@ public final class MPDServer {
         while true {
             let fd = Glibc.accept(listener.fd, nil, nil)
             guard fd >= 0 else { return }   // EAGAIN: no more waiting; other errors: the client is gone
+            guard clients.count < Self.maxClients else { close(fd); continue }
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
             var one: Int32 = 1
@@ -109,9 +137,10 @@ public final class MPDServer {
 
     private func read(_ client: Client) {
         var buffer = [UInt8](repeating: 0, count: 64 << 10)
-        while true {
+        while client.unsent <= Self.highWater {
             let count = buffer.withUnsafeMutableBytes { Glibc.read(client.fd, $0.baseAddress, $0.count) }
             if count > 0 {
+                client.active = monotonicNow()
                 client.input += buffer[..<count]
                 handleLines(client)
                 if clients[client.fd] == nil { return }
@@ -126,13 +155,14 @@ public final class MPDServer {
         send(client)
     }
 
-    /// Runs every complete line; a line past the limit drops the client.
+    /// Runs the complete lines while the client takes its replies; a line past the limit drops it.
     private func handleLines(_ client: Client) {
         var start = 0
-        while let newline = client.input[start...].firstIndex(of: UInt8(ascii: "\n")) {
+        while client.unsent <= Self.highWater, let newline = client.input[start...].firstIndex(of: UInt8(ascii: "\n")) {
             var line = client.input[start..<newline]
             if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
             client.conversation.receive(Substring(String(decoding: line, as: UTF8.self)))
+            client.output += client.conversation.takeOutput()
             start = newline + 1
             if client.conversation.closing { break }
         }
@@ -154,6 +184,7 @@ public final class MPDServer {
             let written = client.output[client.sent...].withUnsafeBytes { Glibc.send(client.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             if written > 0 {
                 client.sent += written
+                client.active = monotonicNow()
             } else if written < 0 && errno == EINTR {
                 continue
             } else if written < 0 && errno == EAGAIN {
@@ -165,9 +196,14 @@ public final class MPDServer {
         if client.unsent == 0 {
             client.output.removeAll(keepingCapacity: client.output.count < 1 << 20)
             client.sent = 0
-            if client.conversation.closing { drop(client) }
+            if client.conversation.closing { return drop(client) }
         } else if client.unsent > Self.outputLimit {
-            drop(client)   // it stopped reading: do not hold its replies forever
+            return drop(client)   // one reply too large for a client that does not read
+        }
+        // Requests held back while it was not reading go on once it does.
+        if client.unsent <= Self.highWater, client.input.contains(UInt8(ascii: "\n")), !client.conversation.closing {
+            handleLines(client)
+            if clients[client.fd] != nil { send(client) }
         }
     }
 

@@ -59,9 +59,9 @@ final class Daemon: Session {
     }
 
     /// Opens the MPD protocol's listeners.
-    func openMPD(socketPath: String?, tcp: ListenAddress?, password: String?) throws(SystemError) {
+    func openMPD(socketPath: String?, tcp: ListenAddress?, password: String?, timeout: MediaTime) throws(SystemError) {
         let commands = MPDCommands(session: self, library: library.library == nil ? nil : self, password: password)
-        mpd = try MPDServer(commands: commands, socketPath: socketPath, tcp: tcp)
+        mpd = try MPDServer(commands: commands, socketPath: socketPath, tcp: tcp, timeout: timeout)
     }
 
     // MARK: Session
@@ -250,7 +250,9 @@ final class Daemon: Session {
             var fds = fixed + (mpd?.descriptors ?? [])
             timer.set(engine.deadline)
             // Flushing the signals may have read the next call into libdbus's queue.
-            let ready = poll(&fds, nfds_t(fds.count), connection.hasQueuedMessages ? 0 : -1)
+            // The MPD bus's silent clients are timed out by poll's own timeout.
+            let wait = connection.hasQueuedMessages ? 0 : mpd?.deadline.map { Int32(clamping: max(0, $0 - monotonicNow()) / 1000 + 1) } ?? -1
+            let ready = poll(&fds, nfds_t(fds.count), wait)
             if ready < 0 && errno != EINTR { log("poll failed: \(String(cString: strerror(errno)))"); return 1 }
             if fds[4].revents != 0 {
                 timer.acknowledge()
@@ -264,6 +266,7 @@ final class Daemon: Session {
             }
             if fds[2].revents != 0 { quitting = true }
             if fds.count > fixed.count { mpd?.service(Array(fds[fixed.count...])) }
+            mpd?.expire(now: monotonicNow())
         }
         return 0
     }

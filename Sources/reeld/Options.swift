@@ -23,6 +23,8 @@ struct Options {
     var mpdListen: ListenAddress?
     /// What TCP clients of the MPD protocol must give first (only from reeld.conf: a command line is public).
     var mpdPassword: String?
+    /// Seconds an MPD client may keep silent (outside `idle`) before it is hung up on.
+    var mpdTimeout: Int64 = 60
     var fresh = false
     var files: [String] = []
 
@@ -58,7 +60,7 @@ struct Options {
         defaults for the options with values: $XDG_CONFIG_HOME/reel/reeld.conf
           (ao = NAME, vo = NAME, video = true|false, replaygain = off|track|album, network-timeout = SECONDS,
            cache-size = SIZE, readahead = SIZE, resume = auto|always|never, resume-min-length = SECONDS,
-           mpd-listen = ADDRESS, mpd-password = TEXT)
+           mpd-listen = ADDRESS, mpd-password = TEXT, mpd-timeout = SECONDS)
         environment: DBUS_SESSION_BUS_ADDRESS, XDG_CACHE_HOME, XDG_DATA_HOME, XDG_CONFIG_HOME
         """
 

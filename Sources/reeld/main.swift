@@ -80,7 +80,8 @@ let daemon = Daemon(connection: connection, backend: backend, cache: cache, intr
 var mpdWhere: [String] = []
 do {
     let socketPath = MPDSocket.path(environment: environment, instance: options.instance)
-    try daemon.openMPD(socketPath: socketPath, tcp: options.mpdListen, password: options.mpdPassword)
+    try daemon.openMPD(socketPath: socketPath, tcp: options.mpdListen, password: options.mpdPassword,
+                       timeout: options.mpdTimeout * 1_000_000)
     mpdWhere = [socketPath, daemon.mpd?.tcpAddress?.description].compactMap { $0 }
 } catch {
     log("cannot serve the MPD protocol: \(error)")
