@@ -40,7 +40,12 @@ public final class Client {
     public func run(_ command: CLICommand) throws {
         switch command {
         case .status(let json, let follow):
-            if follow { try followStatus(json: json) } else { printStatus(try status(), json: json) }
+            if follow { try followStatus(json: json) } else {
+                let status = try status()
+                printStatus(status, json: json)
+                // Where else the daemon listens, once: not in every line of --follow.
+                if !json, let listeners = status.listeners { write(listeners) }
+            }
         case .queue(let json): try printQueue(json: json)
         case .transport(let method): _ = try call(Client.player, method)
         case .seek(true, let micros): _ = try call(Client.player, "Seek", [.int64(micros)])
@@ -90,6 +95,7 @@ public final class Client {
         let reel = (try? connection.getAllProperties(bus, Client.path, Client.reel)) ?? [:]
         var status = PlayerStatus(player: player, lastError: reel["LastError"]?.string ?? "",
                                   libraryError: reel["LibraryError"]?.string ?? "", activity: reel["Activity"]?.string ?? "")
+        status.controlAddresses = reel["ControlAddresses"]?.stringArray ?? []
         if case .structure(let fill) = reel["CacheFill"], fill.count == 2, let present = fill[0].int64, present >= 0 {
             status.cacheFill = (present, fill[1].int64 ?? -1)
         }

@@ -26,8 +26,16 @@ public struct PlayerStatus: Equatable, Sendable {
     public var activity = ""
     /// Bytes cached and the length of the remote file playing; nil when it is not read through the cache.
     public var cacheFill: (present: Int64, length: Int64)?
+    /// Where the daemon's other control buses listen ("mpd:/path").
+    public var controlAddresses: [String] = []
 
     public init() {}
+
+    /// "MPD protocol on PATH and HOST:PORT", when the daemon serves it.
+    public var listeners: String? {
+        let mpd = controlAddresses.filter { $0.hasPrefix("mpd:") }.map { String($0.dropFirst(4)).printable }
+        return mpd.isEmpty ? nil : "MPD protocol on " + mpd.joined(separator: " and ")
+    }
 
     /// Builds the status from Player properties and the reel extension's LastError.
     public init(player: [String: DBusValue], lastError: String, libraryError: String = "", activity: String = "") {
@@ -83,6 +91,7 @@ public struct PlayerStatus: Equatable, Sendable {
         object["libraryError"] = libraryError.isEmpty ? nil : libraryError
         object["activity"] = activity.isEmpty ? nil : activity
         if let fill = cacheFill { object["cached"] = ["present": fill.present, "length": fill.length] }
+        if !controlAddresses.isEmpty { object["controlAddresses"] = controlAddresses }
         return object
     }
 }

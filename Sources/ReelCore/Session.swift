@@ -17,6 +17,8 @@ public protocol Session: AnyObject {
     func expand(_ text: String) -> Result<[String], URIProblem>
     /// Why the media library is unavailable, if it is.
     var libraryError: String? { get }
+    /// Where the session's other control buses listen, as `BUS:ADDRESS` ("mpd:/run/user/1000/reel/mpd.socket").
+    var controlAddresses: [String] { get }
     /// A cover for a URI: the library's, the queue's, or an image beside a local file.
     func coverArt(for uri: String) -> String?
 }

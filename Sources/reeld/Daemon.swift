@@ -22,6 +22,7 @@ final class Daemon: Session {
     private(set) var mpris: MPRISService?
     /// The MPD protocol's listeners, a sibling of `mpris` over the same session.
     private(set) var mpd: MPDServer?
+    private(set) var controlAddresses: [String] = []
     /// Engine announcements of this loop turn, for the MPRIS adapter.
     private var announcements: [Announcement] = []
     private var quitting = false
@@ -62,6 +63,7 @@ final class Daemon: Session {
     func openMPD(socketPath: String?, tcp: ListenAddress?, password: String?, timeout: MediaTime) throws(SystemError) {
         let commands = MPDCommands(session: self, library: library.library == nil ? nil : self, password: password)
         mpd = try MPDServer(commands: commands, socketPath: socketPath, tcp: tcp, timeout: timeout)
+        controlAddresses = [socketPath, mpd?.tcpAddress?.description].compactMap { $0.map { "mpd:" + $0 } }
     }
 
     // MARK: Session

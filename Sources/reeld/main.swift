@@ -77,12 +77,10 @@ if let problem = library.openError { log("\(problem); playing without a library"
 let daemon = Daemon(connection: connection, backend: backend, cache: cache, introspectionXML: xml,
                     cacheDir: URL(fileURLWithPath: cacheHome).appendingPathComponent("reel"), library: library, tasks: tasks,
                     settings: [.setReplayGain(options.replayGain), .setVideo(options.video)], resume: options.resumePolicy)
-var mpdWhere: [String] = []
 do {
     let socketPath = MPDSocket.path(environment: environment, instance: options.instance)
     try daemon.openMPD(socketPath: socketPath, tcp: options.mpdListen, password: options.mpdPassword,
                        timeout: options.mpdTimeout * 1_000_000)
-    mpdWhere = [socketPath, daemon.mpd?.tcpAddress?.description].compactMap { $0 }
 } catch {
     log("cannot serve the MPD protocol: \(error)")
     if options.mpdListen != nil { exit(1) }   // asked for: a daemon that silently lacks it would mislead
@@ -110,7 +108,8 @@ if !uris.isEmpty {
     }
 }
 log("ready as \(busName) (\(restored) restored, \(uris.count) added)"
-    + (mpdWhere.isEmpty ? "" : "; MPD protocol on \(mpdWhere.joined(separator: " and "))"))
+    + (daemon.controlAddresses.isEmpty ? ""
+       : "; MPD protocol on " + daemon.controlAddresses.map { String($0.dropFirst(4)) }.joined(separator: " and ")))
 let status = daemon.runLoop(stopFD: stopPipe.readFD)
 Subprocess.terminateAll()   // probes and cover-art extractions still running die with the daemon
 daemon.shutDown()

@@ -16,7 +16,9 @@ final class CLITests: DaemonTestCase {
         var (status, out) = try reel("status")
         XCTAssertEqual(status, 0)
         XCTAssertTrue(out.hasPrefix("Playing  Tone 1 — Reel Test  0:0"), out)
-        XCTAssertTrue(out.hasSuffix("/0:08"), out)
+        let lines = out.split(separator: "\n")
+        XCTAssertTrue(lines.first?.hasSuffix("/0:08") == true, out)
+        XCTAssertEqual(lines.last, "MPD protocol on \(socketPath)", "where else it listens")
 
         // Entry 2 is titled by its name until the background probe has read its tags.
         let deadline = Date().addingTimeInterval(5)
@@ -38,6 +40,7 @@ final class CLITests: DaemonTestCase {
         XCTAssertEqual(json["position"] as? Int, 3_500_000)
         XCTAssertEqual(json["length"] as? Int, 8_000_000)
         XCTAssertEqual(json["title"] as? String, "Tone 1")
+        XCTAssertEqual(json["controlAddresses"] as? [String], ["mpd:" + socketPath])
 
         XCTAssertEqual(try reel("add", media.tones[2].path).1, "added 1 entry")
         XCTAssertEqual(try reel("goto", "3").0, 0)
@@ -58,7 +61,7 @@ final class CLITests: DaemonTestCase {
         XCTAssertEqual(rows.filter { $0["current"] as? Bool == true }.first?["title"] as? String, "Tone 3")
 
         XCTAssertEqual(try reel("clear").0, 0)
-        XCTAssertEqual(try reel("status").1, "Stopped  (nothing queued)")
+        XCTAssertEqual(try reel("status").1.split(separator: "\n").first, "Stopped  (nothing queued)")
     }
 
     func testErrorsAreClearAndNonZero() throws {

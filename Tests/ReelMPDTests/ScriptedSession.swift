@@ -28,6 +28,7 @@ final class ScriptedSession: Session {
 
     func expand(_ text: String) -> Result<[String], URIProblem> { validate(text).map { [$0] } }
     var libraryError: String? { nil }
+    var controlAddresses: [String] { [] }
     /// Covers by URI or path.
     var covers: [String: String] = [:]
     func coverArt(for uri: String) -> String? { covers[uri] }
