@@ -103,14 +103,31 @@ extension MPDCommands {
         },
     ]
 
-    /// A URI or absolute path as something to queue (a playlist file becomes its entries).
+    /// What `add` and `addid` queue: a URI or an absolute path (a playlist
+    /// file becomes its entries), or a song or (for `add`) a folder of the
+    /// database, as `lsinfo` and `find` name them.
     func resolve(_ text: String, expand: Bool) throws(Ack) -> [String] {
         guard URLParts.isAbsolute(text) else {
-            throw Ack.noExist("No such file: \(text) (reel takes absolute paths, file:// and http(s) URLs)")
+            guard library != nil else {
+                throw Ack.noExist("No such file: \(text) (without a library reel takes absolute paths, file:// and http(s) URLs)")
+            }
+            let tree = try tree()
+            let name = MPDCommands.folderName(text)
+            let songs = tree.song(name).map { [(file: name, item: $0)] } ?? (expand && !name.isEmpty ? tree.songs(under: name) : [])
+            guard !songs.isEmpty else { throw Ack.noExist("No such song or directory: \(text)") }
+            return try songs.map { song throws(Ack) in try validate(song.item.localPath ?? song.item.remoteURL ?? "") }
         }
         let result = expand ? session.expand(text) : session.validate(text).map { [$0] }
         switch result {
         case .success(let uris): return uris
+        case .failure(.noSuchFile(let message)): throw Ack.noExist(message)
+        case .failure(.invalid(let message)): throw Ack.argument(message)
+        }
+    }
+
+    private func validate(_ text: String) throws(Ack) -> String {
+        switch session.validate(text) {
+        case .success(let uri): return uri
         case .failure(.noSuchFile(let message)): throw Ack.noExist(message)
         case .failure(.invalid(let message)): throw Ack.argument(message)
         }

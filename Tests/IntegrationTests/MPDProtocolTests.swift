@@ -226,6 +226,10 @@ final class MPDDatabaseTests: DaemonTestCase {
         try mpc("findadd", "artist", "Reel Test")
         XCTAssertEqual(try tracks().count, 3, "findadd queued every song, seen over MPRIS")
         XCTAssertEqual(try mpc("-f", "%title%", "playlist"), "Tone 1\nTone 2\nTone 3")
+        try mpc("add", "Beta")
+        try mpc("add", "Alpha/tone2.ogg")
+        XCTAssertEqual(try mpc("-f", "%title%", "playlist"), "Tone 1\nTone 2\nTone 3\nTone 3\nTone 2",
+                       "songs and folders as the database names them")
 
         let cover = try Data(contentsOf: music.appendingPathComponent("Alpha/cover.jpg"))
         let fetched = try mpcFile("albumart", "Alpha/tone1.ogg")

@@ -66,6 +66,18 @@ final class DatabaseCommandTests: XCTestCase {
         XCTAssertNotNil(c.session.queue.entries[0].itemID, "queued as the library's item")
     }
 
+    func testAddTakesSongsAndFoldersAsTheDatabaseNamesThem() {
+        let c = stocked()
+        XCTAssertEqual(c.send(#"add "Abba/Gold/02 Waterloo.ogg""#), "OK\n")
+        XCTAssertEqual(c.send("add Abba/Arrival"), "OK\n")
+        XCTAssertEqual(c.send("add @remote"), "OK\n")
+        XCTAssertEqual(c.session.queue.entries.map(\.uri), [
+            "file:///music/Abba/Gold/02 Waterloo.ogg", "file:///music/Abba/Arrival/01 Money.ogg", "https://pod.example/ep1.mp3",
+        ])
+        XCTAssertEqual(c.send("addid Abba"), "ACK [50@0] {addid} No such song or directory: Abba\n", "addid takes one song")
+        XCTAssertEqual(c.send("add Nowhere/x.ogg"), "ACK [50@0] {add} No such song or directory: Nowhere/x.ogg\n")
+    }
+
     func testCountAndListWithGroups() {
         let c = stocked()
         XCTAssertEqual(c.send("count album Gold"), "songs: 2\nplaytime: 180\nOK\n")

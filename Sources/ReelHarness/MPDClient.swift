@@ -1,16 +1,15 @@
 import Foundation
-import ReelHarness
 
 /// A bare MPD protocol client over a socket, reading replies line by line,
-/// for what mpc and python-mpd do not show: idle wake-ups, raw errors, garbage.
-final class MPDClient {
-    let fd: Int32
+/// for what mpc and python-mpd do not show (idle wake-ups, raw errors, garbage) and for timing.
+public final class MPDClient {
+    public let fd: Int32
     private var buffer: [UInt8] = []
     /// The first line the server sent.
-    private(set) var greeting = ""
+    public private(set) var greeting = ""
 
     /// Connects to a Unix socket path, or to 127.0.0.1:PORT.
-    init(path: String? = nil, port: UInt16? = nil) throws {
+    public init(path: String? = nil, port: UInt16? = nil) throws {
         if let port {
             fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             var address = sockaddr_in()
@@ -20,7 +19,7 @@ final class MPDClient {
             let ok = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
             }
-            guard ok == 0 else { close(fd); throw TestFailure("cannot connect to port \(port): \(String(cString: strerror(errno)))") }
+            guard ok == 0 else { close(fd); throw HarnessError("cannot connect to port \(port): \(String(cString: strerror(errno)))") }
         } else {
             let path = path ?? ""
             fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
@@ -33,9 +32,9 @@ final class MPDClient {
             let ok = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
             }
-            guard ok == 0 else { close(fd); throw TestFailure("cannot connect to \(path): \(String(cString: strerror(errno)))") }
+            guard ok == 0 else { close(fd); throw HarnessError("cannot connect to \(path): \(String(cString: strerror(errno)))") }
         }
-        guard let first = readLine(timeout: 5) else { throw TestFailure("no greeting") }
+        guard let first = readLine(timeout: 5) else { throw HarnessError("no greeting") }
         greeting = first
     }
 
@@ -44,12 +43,12 @@ final class MPDClient {
     deinit { hangUp() }
 
     /// Closes the connection without a word, as a crashed client would.
-    func hangUp() {
+    public func hangUp() {
         if open { close(fd) }
         open = false
     }
 
-    func send(_ text: String) {
+    public func send(_ text: String) {
         let bytes = Array(text.utf8)
         var sent = 0
         while sent < bytes.count {
@@ -60,7 +59,7 @@ final class MPDClient {
     }
 
     /// One line, without its newline; nil on timeout or when the server hung up.
-    func readLine(timeout: Double) -> String? {
+    public func readLine(timeout: Double) -> String? {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
             if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
@@ -80,7 +79,7 @@ final class MPDClient {
     }
 
     /// The lines of one reply, up to and including its `OK` or `ACK` line.
-    func reply(timeout: Double = 5) -> [String]? {
+    public func reply(timeout: Double = 5) -> [String]? {
         var lines: [String] = []
         while let line = readLine(timeout: timeout) {
             lines.append(line)
@@ -90,14 +89,14 @@ final class MPDClient {
     }
 
     /// Sends a command and returns its reply's lines (with the final OK or ACK).
-    func command(_ line: String, timeout: Double = 5) throws -> [String] {
+    public func command(_ line: String, timeout: Double = 5) throws -> [String] {
         send(line + "\n")
-        guard let lines = reply(timeout: timeout) else { throw TestFailure("no reply to \(line)") }
+        guard let lines = reply(timeout: timeout) else { throw HarnessError("no reply to \(line)") }
         return lines
     }
 
     /// A reply's `key: value` pairs (the first of each key).
-    func pairs(_ line: String) throws -> [String: String] {
+    public func pairs(_ line: String) throws -> [String: String] {
         var out: [String: String] = [:]
         for row in try command(line) {
             guard let colon = row.range(of: ": ") else { continue }
@@ -108,7 +107,7 @@ final class MPDClient {
     }
 
     /// Whether the server closed the connection (within `timeout`).
-    func isClosed(timeout: Double = 5) -> Bool {
+    public func isClosed(timeout: Double = 5) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while deadline.timeIntervalSinceNow > 0 {
             var item = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
