@@ -105,15 +105,15 @@ extension MPDCommands {
 
     /// What `add` and `addid` queue: a URI or an absolute path (a playlist
     /// file becomes its entries), or a song or (for `add`) a folder of the
-    /// database, as `lsinfo` and `find` name them.
+    /// database, as `lsinfo` and `find` name them ("" and "/": all of it, as in MPD).
     func resolve(_ text: String, expand: Bool) throws(Ack) -> [String] {
-        guard URLParts.isAbsolute(text) else {
+        guard URLParts.isAbsolute(text), text != "/" else {
             guard library != nil else {
                 throw Ack.noExist("No such file: \(text) (without a library reel takes absolute paths, file:// and http(s) URLs)")
             }
             let tree = try tree()
             let name = MPDCommands.folderName(text)
-            let songs = tree.song(name).map { [(file: name, item: $0)] } ?? (expand && !name.isEmpty ? tree.songs(under: name) : [])
+            let songs = tree.song(name).map { [(file: name, item: $0)] } ?? (expand ? tree.songs(under: name) : [])
             guard !songs.isEmpty else { throw Ack.noExist("No such song or directory: \(text)") }
             return try songs.map { song throws(Ack) in try validate(song.item.localPath ?? song.item.remoteURL ?? "") }
         }

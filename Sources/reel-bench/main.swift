@@ -198,6 +198,28 @@ func printNetworkFigures(_ f: NetworkBench.Figures) {
     print("| requests to a station while it plays 10 s; in 3 s after stop and clear | \(f.stationRequests); \(f.requestsAfterStop) |")
 }
 
+func printMPDFigures(_ f: (reel: MPDBench.Side, mpd: MPDBench.Side)) {
+    print("\nThe MPD protocol on a Unix socket, \(MPDBench.songs) tagged files, null output:\n")
+    print("| measure | reeld | MPD 0.23 |")
+    print("|---|---|---|")
+    func row(_ name: String, _ stat: (MPDBench.Side) -> Stats?, _ p: Double) {
+        print("| \(name) | \(stat(f.reel).map { ms($0.percentile(p)) } ?? "n/a") | \(stat(f.mpd).map { ms($0.percentile(p)) } ?? "n/a") |")
+    }
+    row("`status` round trip, p50 (\(MPDBench.roundTrips))", { $0.status }, 50)
+    row("`status` round trip, p99", { $0.status }, 99)
+    row("`pause` → `idle player` wakes, p50 (\(MPDBench.toggles))", { $0.pauseToIdle }, 50)
+    row("`pause` → `idle player` wakes, p99", { $0.pauseToIdle }, 99)
+    row("MPRIS `PlayPause` → `idle player` wakes, p50", { $0.playPauseToIdle }, 50)
+    row("MPRIS `PlayPause` → `idle player` wakes, p99", { $0.playPauseToIdle }, 99)
+    row("`playlistinfo` of \(MPDBench.songs) entries, median of \(MPDBench.runs)", { $0.playlistinfo }, 50)
+    row("`list album group albumartist`, \(MPDBench.songs) songs, median of \(MPDBench.runs)", { $0.list }, 50)
+}
+
+// `reel-bench --mpd` measures only the MPD protocol.
+if CommandLine.arguments.contains("--mpd") {
+    printMPDFigures(try MPDBench(dir: dir).run())
+    exit(0)
+}
 // `reel-bench --network` measures only the network half.
 if CommandLine.arguments.contains("--network") {
     printNetworkFigures(try NetworkBench(dir: dir).run())
@@ -233,6 +255,9 @@ let networkFigures = try NetworkBench(dir: dir).run()
 say("library: 100,000 items")
 let libraryFigures = try LibraryBench(items: 100_000).run()
 
+say("MPD protocol: reel against MPD 0.23")
+let mpdFigures = try MPDBench(dir: dir).run()
+
 say("footprint: downloads against curl, memory against mpv and MPD")
 let footprint = try FootprintBench(dir: dir, file: files[0]).run()
 
@@ -264,6 +289,7 @@ printQueueFigures(queueScale)
 printCacheFigures(cacheFigures)
 printNetworkFigures(networkFigures)
 printFootprint(footprint)
+printMPDFigures(mpdFigures)
 print("\nLibrary of 100,000 synthetic items:\n")
 print("| measure | figure |")
 print("|---|---|")

@@ -74,6 +74,9 @@ final class DatabaseCommandTests: XCTestCase {
         XCTAssertEqual(c.session.queue.entries.map(\.uri), [
             "file:///music/Abba/Gold/02 Waterloo.ogg", "file:///music/Abba/Arrival/01 Money.ogg", "https://pod.example/ep1.mp3",
         ])
+        XCTAssertEqual(c.send("clear"), "OK\n")
+        XCTAssertEqual(c.send("add /"), "OK\n")
+        XCTAssertEqual(c.session.queue.count, 5, "the whole database, as in MPD")
         XCTAssertEqual(c.send("addid Abba"), "ACK [50@0] {addid} No such song or directory: Abba\n", "addid takes one song")
         XCTAssertEqual(c.send("add Nowhere/x.ogg"), "ACK [50@0] {add} No such song or directory: Nowhere/x.ogg\n")
     }

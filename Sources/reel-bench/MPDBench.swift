@@ -1,0 +1,178 @@
+import Foundation
+import ReelCore
+import ReelDBus
+import ReelHarness
+import ReelLibrary
+
+/// The MPD protocol, reel against MPD 0.23 itself: both on a Unix socket,
+/// both with the same 10,000 tagged files (MPD scans them; reel's library
+/// gets the same tags without probing), both with a null output.
+struct MPDBench {
+    let dir: URL
+    static let songs = 10_000
+    static let roundTrips = 300
+    static let toggles = 100
+    static let runs = 10
+
+    struct Side {
+        var status: Stats
+        var pauseToIdle: Stats
+        /// reel only: MPRIS PlayPause to the MPD idle client's wake-up.
+        var playPauseToIdle: Stats?
+        var playlistinfo: Stats
+        var list: Stats
+    }
+
+    func run() throws -> (reel: Side, mpd: Side) {
+        let music = dir.appendingPathComponent("mpd-bench-music")
+        let tags = try makeMusic(music)
+        say("MPD protocol: MPD 0.23")
+        let mpd = try measureMPD(music)
+        say("MPD protocol: reeld")
+        let reel = try measureReel(music, tags: tags)
+        return (reel, mpd)
+    }
+
+    // MARK: The two servers
+
+    private func measureMPD(_ music: URL) throws -> Side {
+        let home = dir.appendingPathComponent("mpd-bench-mpd")
+        try? FileManager.default.removeItem(at: home)
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        let socket = home.appendingPathComponent("socket").path
+        try """
+            music_directory "\(music.path)"
+            db_file "\(home.path)/database"
+            state_file "\(home.path)/state"
+            bind_to_address "\(socket)"
+            audio_output {
+                type "null"
+                name "null"
+            }
+            """.write(to: home.appendingPathComponent("mpd.conf"), atomically: true, encoding: .utf8)
+        let mpd = try ChildProcess(URL(fileURLWithPath: "/usr/bin/mpd"), ["--no-daemon", home.appendingPathComponent("mpd.conf").path],
+                                   busAddress: nil, home: home)
+        defer { mpd.stop() }
+        let client = try connect(socket, within: 30)
+        _ = try client.command("update", timeout: 10)
+        while try client.pairs("status")["updating_db"] != nil { usleep(200_000) }
+        _ = try client.command("add \"\"", timeout: 60)
+        return try measure(socket: socket, client: client, mpris: nil)
+    }
+
+    private func measureReel(_ music: URL, tags: [ProbedItem]) throws -> Side {
+        let home = dir.appendingPathComponent("mpd-bench-reel")
+        try? FileManager.default.removeItem(at: home)
+        let library = try Library(path: home.appendingPathComponent("data/reel/library.sqlite3").path)
+        _ = try library.addAll(tags)
+        let bus = try PrivateBus()
+        let reeld = try ChildProcess(Installed.reeld, ["--ao", "null", "--fresh"], busAddress: bus.address, home: home)
+        defer { reeld.stop() }
+        let socket = home.appendingPathComponent("reel/mpd.socket").path
+        let client = try connect(socket, within: 30)
+        _ = try client.command("add \"\"", timeout: 60)
+        let mpris = try Connection(address: bus.address)
+        return try measure(socket: socket, client: client, mpris: mpris)
+    }
+
+    private func connect(_ socket: String, within seconds: Double) throws -> MPDClient {
+        let deadline = Date().addingTimeInterval(seconds)
+        while true {
+            if let client = try? MPDClient(path: socket) { return client }
+            guard Date() < deadline else { throw HarnessError("no MPD server on \(socket)") }
+            usleep(50_000)
+        }
+    }
+
+    // MARK: Figures
+
+    private func measure(socket: String, client: MPDClient, mpris: Connection?) throws -> Side {
+        let count = try client.pairs("status")["playlistlength"]
+        guard count == String(Self.songs) else { throw HarnessError("queue of \(count ?? "?") songs, not \(Self.songs)") }
+        _ = try client.command("play 0")
+
+        var status: [Double] = []
+        for _ in 0..<Self.roundTrips {
+            let start = monotonicNow()
+            _ = try client.command("status")
+            status.append(Double(monotonicNow() - start))
+        }
+
+        let idler = try MPDClient(path: socket)
+        func wakeUp(_ act: () throws -> Void) throws -> Double {
+            idler.send("idle player\n")
+            usleep(20_000)   // the idle must be waiting before the change, or it answers at once
+            let start = monotonicNow()
+            try act()
+            guard idler.reply(timeout: 5)?.first == "changed: player" else { throw HarnessError("idle did not wake") }
+            return Double(monotonicNow() - start)
+        }
+        var pause: [Double] = []
+        for n in 0..<Self.toggles {
+            pause.append(try wakeUp { client.send(n % 2 == 0 ? "pause 1\n" : "pause 0\n") })
+            _ = client.reply()
+        }
+        var playPause: [Double] = []
+        if let mpris {
+            for _ in 0..<Self.toggles {
+                playPause.append(try wakeUp {
+                    _ = try mpris.callMethod("org.mpris.MediaPlayer2.reel", "/org/mpris/MediaPlayer2",
+                                             "org.mpris.MediaPlayer2.Player", "PlayPause", [])
+                })
+            }
+        }
+
+        func timed(_ command: String) throws -> Stats {
+            Stats(try (0..<Self.runs).map { _ in
+                let start = monotonicNow()
+                let reply = try client.command(command, timeout: 60)
+                guard reply.last == "OK" else { throw HarnessError("\(command): \(reply.last ?? "")") }
+                return Double(monotonicNow() - start)
+            })
+        }
+        return Side(status: Stats(status), pauseToIdle: Stats(pause), playPauseToIdle: mpris == nil ? nil : Stats(playPause),
+                    playlistinfo: try timed("playlistinfo"), list: try timed("list album group albumartist"))
+    }
+
+    // MARK: Music
+
+    /// 10,000 short MP3 files, each with its own ID3 tags (500 artists, 1,000
+    /// albums, 200 album artists), in 100 folders; and the same tags for reel's library.
+    private func makeMusic(_ music: URL) throws -> [ProbedItem] {
+        let base = dir.appendingPathComponent("mpd-bench-base.mp3")
+        if !FileManager.default.fileExists(atPath: base.path) {
+            try Tones.ffmpeg(["-f", "lavfi", "-i", "sine=frequency=440:duration=1", "-c:a", "libmp3lame", "-b:a", "32k",
+                              "-id3v2_version", "0", "-write_xing", "0", "-map_metadata", "-1", base.path])
+        }
+        let audio = try Data(contentsOf: base)
+        try? FileManager.default.removeItem(at: music)
+        var items: [ProbedItem] = []
+        for i in 0..<Self.songs {
+            let folder = music.appendingPathComponent(String(format: "%03d", i / 100))
+            if i % 100 == 0 { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
+            let file = folder.appendingPathComponent(String(format: "%05d.mp3", i))
+            let (title, artist, album, albumArtist) = ("Song \(i)", "Artist \(i % 500)", "Album \(i % 1000)", "Band \(i % 200)")
+            try (ID3.tag(["TIT2": title, "TPE1": artist, "TALB": album, "TPE2": albumArtist]) + audio).write(to: file)
+            items.append(ProbedItem(title: title, artist: artist, album: album, duration: 1_000_000, localPath: file.path))
+        }
+        return items
+    }
+}
+
+/// A minimal ID3v2.3 tag of Latin-1 text frames.
+enum ID3 {
+    static func tag(_ frames: [String: String]) -> Data {
+        var body = Data()
+        for (id, text) in frames.sorted(by: { $0.key < $1.key }) {
+            let value = Data([0]) + Data(text.utf8)   // encoding 0: ISO-8859-1 (the text is ASCII)
+            body += Data(id.utf8) + bigEndian(UInt32(value.count)) + Data([0, 0]) + value
+        }
+        let size = UInt32(body.count)
+        let syncsafe = Data([UInt8(size >> 21 & 0x7F), UInt8(size >> 14 & 0x7F), UInt8(size >> 7 & 0x7F), UInt8(size & 0x7F)])
+        return Data("ID3".utf8) + Data([3, 0, 0]) + syncsafe + body
+    }
+
+    private static func bigEndian(_ value: UInt32) -> Data {
+        Data([UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)])
+    }
+}
