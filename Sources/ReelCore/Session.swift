@@ -27,6 +27,8 @@ public protocol Session: AnyObject {
 /// `importItems` calls back on the loop thread too.
 public protocol LibrarySession: AnyObject {
     func libraryItems(matching query: String, offset: Int, limit: Int) throws -> [LibraryItem]
+    /// Changes whenever the library does: a bus may keep what it built from the items until then.
+    var libraryRevision: Int64 { get }
     func libraryItem(_ id: Int64) throws -> LibraryItem?
     func removeLibraryItem(_ id: Int64) throws -> Bool
     func forgetPosition(_ id: Int64) throws -> Bool

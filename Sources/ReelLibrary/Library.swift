@@ -213,6 +213,13 @@ public final class Library {
             """, [.text(match)] + page).map(LibraryItem.init)
     }
 
+    /// Changes whenever anything in the file changes, through this connection or another
+    /// (the writer thread's, another process's): a cheap test for a stale copy of the items.
+    public var revision: Int64 {
+        let others = (try? db.scalar("PRAGMA data_version"))?.int ?? 0
+        return others << 32 &+ db.totalChanges
+    }
+
     public var count: Int { Int((try? db.scalar("SELECT count(*) FROM items"))?.int ?? 0) }
 
     @discardableResult

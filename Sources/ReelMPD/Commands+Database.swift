@@ -98,7 +98,14 @@ extension MPDCommands {
         }
     }
 
-    func tree() throws(Ack) -> LibraryTree { LibraryTree(try items()) }
+    /// The database, built again only when the library changed.
+    func tree() throws(Ack) -> LibraryTree {
+        let revision = library?.libraryRevision
+        if let cached = cachedTree, cached.revision == revision { return cached.tree }
+        let tree = LibraryTree(try items())
+        cachedTree = (revision, tree)
+        return tree
+    }
 
     func songLines(_ songs: some Sequence<(file: String, item: LibraryItem)>, tags: Set<Tag>) -> Reply {
         var reply = Reply()

@@ -28,6 +28,8 @@ public final class MPDCommands {
     var nextUpdate = 0
     /// Changes the commands noticed themselves (an update started or ended), for the next `update`.
     var raised = Set<Subsystem>()
+    /// The database as last built, and the library revision it was built at.
+    var cachedTree: (revision: Int64?, tree: LibraryTree)?
 
     public init(session: any Session, library: (any LibrarySession)?, password: String?) {
         self.session = session

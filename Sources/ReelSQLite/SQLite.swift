@@ -99,6 +99,8 @@ public final class Database {
 
     public var lastInsertID: Int64 { sqlite3_last_insert_rowid(handle) }
     public var changes: Int { Int(sqlite3_changes(handle)) }
+    /// Rows this connection has changed since it opened.
+    public var totalChanges: Int64 { Int64(sqlite3_total_changes64(handle)) }
 
     /// Runs `body` in one transaction: all of it is stored, or none.
     public func transaction<T>(_ body: () throws -> T) throws -> T {

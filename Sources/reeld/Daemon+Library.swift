@@ -35,6 +35,8 @@ extension Daemon: LibrarySession {
 
     func libraryItem(_ id: Int64) throws -> LibraryItem? { try store.item(id: id) }
 
+    var libraryRevision: Int64 { (try? store.revision) ?? 0 }
+
     func removeLibraryItem(_ id: Int64) throws -> Bool { try store.remove(id: id) }
 
     func forgetPosition(_ id: Int64) throws -> Bool {

@@ -174,3 +174,28 @@ final class DatabaseCommandTests: XCTestCase {
         XCTAssertEqual(UTCTime.iso8601(-1), "1969-12-31T23:59:59Z")
     }
 }
+
+final class LibraryTreeTests: XCTestCase {
+    func testTheMusicDirectoryIsTheDeepestFolderHoldingEverything() {
+        XCTAssertEqual(LibraryTree.commonFolder("/a/b/c", "/a/bd"), "/a")
+        XCTAssertEqual(LibraryTree.commonFolder("/a/b", "/a/b/c"), "/a/b")
+        XCTAssertEqual(LibraryTree.commonFolder("/a/b/c", "/a/b"), "/a/b")
+        XCTAssertEqual(LibraryTree.commonFolder("/a/b", "/a/b"), "/a/b")
+        XCTAssertEqual(LibraryTree.commonFolder("/x", "/y"), "")
+        XCTAssertEqual(LibraryTree.commonFolder("/mü/a", "/mü/b"), "/mü")
+        let tree = LibraryTree([
+            LibraryItem(id: 1, info: ProbedItem(localPath: "/m/x/1.ogg")),
+            LibraryItem(id: 2, info: ProbedItem(localPath: "/m/x/y/2.ogg")),
+        ])
+        XCTAssertEqual(tree.root, "/m/x")
+        XCTAssertEqual(tree.songs.map(\.file), ["1.ogg", "y/2.ogg"])
+    }
+
+    func testTheDatabaseIsBuiltAgainOnlyWhenTheLibraryChanged() {
+        let c = Conversation()
+        c.library.add("/m/a.ogg", title: "A")
+        XCTAssertEqual(c.send("list title"), "Title: A\nOK\n")
+        c.library.add("/m/b.ogg", title: "B")
+        XCTAssertEqual(c.send("list title"), "Title: A\nTitle: B\nOK\n")
+    }
+}

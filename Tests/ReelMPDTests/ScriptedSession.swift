@@ -102,7 +102,8 @@ final class Conversation {
 
 /// A library in memory: items and playlists, as the real one answers.
 final class ScriptedLibrary: LibrarySession {
-    var items: [LibraryItem] = []
+    var items: [LibraryItem] = [] { didSet { libraryRevision += 1 } }
+    var libraryRevision: Int64 = 0
     var stored: [(info: PlaylistInfo, items: [Int64])] = []
     weak var session: ScriptedSession?
     var imports: [[String]] = []
