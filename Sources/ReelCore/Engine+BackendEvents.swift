@@ -29,7 +29,9 @@ extension Engine {
                 tracker.hold(at: position, now: now)
             }
             tellWidgets(now: now)
-            return [.announce(.seeked(position))] + (wasSeek ? save(now: now) : [])
+            // mpv restarts a file with an encoder delay before 0 (audio-pts -0.3 s): MPRIS
+            // positions are never negative, as Position is not.
+            return [.announce(.seeked(max(position, 0)))] + (wasSeek ? save(now: now) : [])
         case .position(let token, let sample):
             if token == incoming?.token {
                 incomingPosition(sample, now: now)

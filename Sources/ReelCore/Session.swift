@@ -29,6 +29,11 @@ public protocol LibrarySession: AnyObject {
     func libraryItems(matching query: String, offset: Int, limit: Int) throws -> [LibraryItem]
     /// Changes whenever the library does: a bus may keep what it built from the items until then.
     var libraryRevision: Int64 { get }
+    /// Grows when items come or go (an import, a sync, a removal), not when positions are saved:
+    /// what a bus tells its clients as a database change.
+    var catalogueRevision: Int { get }
+    /// Grows when a stored playlist is saved, removed or renamed.
+    var playlistRevision: Int { get }
     func libraryItem(_ id: Int64) throws -> LibraryItem?
     func removeLibraryItem(_ id: Int64) throws -> Bool
     func forgetPosition(_ id: Int64) throws -> Bool

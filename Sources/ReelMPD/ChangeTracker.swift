@@ -34,7 +34,9 @@ struct ChangeTracker {
             if history.count > Self.historyLimit { history.removeFirst(history.count - Self.historyLimit) }
             changed.insert(.playlist)
         }
-        if now.status != last.status || now.current != last.current || now.lastError != last.lastError
+        // The current entry's id and tags, not all of it: its resume point moves every second.
+        if now.status != last.status || now.current?.id != last.current?.id || now.current?.metadata != last.current?.metadata
+            || now.lastError != last.lastError
             || announcements.contains(where: { if case .seeked = $0 { true } else { false } }) {
             changed.insert(.player)
         }

@@ -28,6 +28,8 @@ public final class MPDCommands {
     var nextUpdate = 0
     /// Changes the commands noticed themselves (an update started or ended), for the next `update`.
     var raised = Set<Subsystem>()
+    /// The library's revisions as last published.
+    private var seen: (catalogue: Int, playlists: Int) = (0, 0)
     /// The database as last built, and the library revision it was built at.
     var cachedTree: (revision: Int64?, tree: LibraryTree)?
 
@@ -36,6 +38,7 @@ public final class MPDCommands {
         self.library = library
         self.password = password
         changes = ChangeTracker(session)
+        if let library { seen = (library.catalogueRevision, library.playlistRevision) }
     }
 
     typealias Handler = @Sendable (MPDCommands, Arguments, inout ClientState) throws(Ack) -> Reply
@@ -75,6 +78,12 @@ public final class MPDCommands {
         let playing = session.snapshot.status == "Playing"
         if let since = playingSince { played += now - since }
         playingSince = playing ? now : nil
+        if let library {
+            // Imports, syncs and playlists of the other bus and of reel's own CLI.
+            if library.catalogueRevision != seen.catalogue { raised.insert(.database) }
+            if library.playlistRevision != seen.playlists { raised.insert(.storedPlaylist) }
+            seen = (library.catalogueRevision, library.playlistRevision)
+        }
         defer { raised = [] }
         return changes.update(session, announcements).union(raised)
     }

@@ -37,7 +37,11 @@ extension Daemon: LibrarySession {
 
     var libraryRevision: Int64 { (try? store.revision) ?? 0 }
 
-    func removeLibraryItem(_ id: Int64) throws -> Bool { try store.remove(id: id) }
+    func removeLibraryItem(_ id: Int64) throws -> Bool {
+        let removed = try store.remove(id: id)
+        if removed { catalogueChanged() }
+        return removed
+    }
 
     func forgetPosition(_ id: Int64) throws -> Bool {
         let forgotten = try store.forgetPosition(id)
@@ -71,6 +75,7 @@ extension Daemon: LibrarySession {
     func savePlaylist(_ name: String) throws -> Int {
         let items = engine.queue.entries.compactMap(\.itemID)
         try store.savePlaylist(name, items: items)
+        playlistRevision += 1
         activePlaylist = try store.playlists().first { $0.name == name }
         return items.count
     }
@@ -90,11 +95,13 @@ extension Daemon: LibrarySession {
 
     func removePlaylist(id: Int64) throws -> Bool {
         if activePlaylist?.id == id { activePlaylist = nil }
+        playlistRevision += 1
         return try store.removePlaylist(id: id)
     }
 
     func renamePlaylist(id: Int64, to name: String) throws {
         try store.renamePlaylist(id: id, to: name)
+        playlistRevision += 1
         if activePlaylist?.id == id { activePlaylist?.name = name }
     }
 

@@ -40,6 +40,8 @@ final class Daemon: Session {
     private var jobs: [Int: (progress: (Int, Int) -> Void, done: (ImportSummary) -> Void)] = [:]
     private var nextJob = 0
     var activePlaylist: PlaylistInfo?
+    private(set) var catalogueRevision = 0
+    var playlistRevision = 0
     /// REEL_TRACE=1 logs every backend event.
     private let trace = ProcessInfo.processInfo.environment["REEL_TRACE"] != nil
 
@@ -110,9 +112,13 @@ final class Daemon: Session {
         switch task {
         case .downloadProgress(let url, let present, let length): mpris?.downloadProgress(url, present: present, length: length)
         case .downloadDone(let url, let result): downloadEnded(url, result)
-        case .syncDone(let job, let result): if let sync = syncs.removeValue(forKey: job) { syncEnded(result, sync.done) }
+        case .syncDone(let job, let result):
+            catalogueRevision += 1
+            if let sync = syncs.removeValue(forKey: job) { syncEnded(result, sync.done) }
         case .importProgress(let job, let done, let total): jobs[job]?.progress(done, total)
-        case .importDone(let job, let summary): jobs.removeValue(forKey: job)?.done(summary)
+        case .importDone(let job, let summary):
+            catalogueRevision += 1
+            jobs.removeValue(forKey: job)?.done(summary)
         case .libraryWrite(let outcome): _ = library.take(outcome, engine: &engine)
         case .coverArt(let entry, let url): perform(engine.learn(TrackMetadata(artURL: url), for: entry))
         case .tags(let uri, let metadata):
@@ -121,6 +127,9 @@ final class Daemon: Session {
             }
         }
     }
+
+    /// An item removed from the library: what the buses show of it is stale.
+    func catalogueChanged() { catalogueRevision += 1 }
 
     /// A forgotten position also stops applying to entries already queued.
     func forgetPosition(ofItem item: Int64) {

@@ -36,6 +36,21 @@ final class MPDProtocolTests: DaemonTestCase {
         try waitForTitle("Tone 2")
         let current = try mpc("-f", "%title% by %artist% on %album%", "current")
         XCTAssertEqual(current, "Tone 2 by Reel Test on Tones")
+        drainSignals()
+        try mpc("seek", "0:05")
+        XCTAssertEqual(waitForSignal { $0.member == "Seeked" }?.arguments.first?.int64, 5_000_000)
+        try mpc("prev")   // 5 s in: back to the start of the song, as the desktop's Previous does
+        XCTAssertEqual(waitForSignal { $0.member == "Seeked" }?.arguments.first?.int64, 0)
+        try mpc("prev")
+        try waitForTitle("Tone 1")
+        try waitForStart()   // the load's Seeked: after it, nothing changes until asked
+        // `mpc idle` blocks until something changes: here, a media key.
+        let idle = try ChildProcess(URL(fileURLWithPath: "/usr/bin/mpc"), ["idle", "player"], busAddress: bus.address,
+                                    home: home, environment: ["MPD_HOST": socketPath])
+        XCTAssertNil(idle.waitForExit(timeout: 0.3), "mpc idle returned before anything changed: \(idle.text)")
+        try player("Next")
+        XCTAssertEqual(idle.waitForExit(timeout: 5), 0)
+        XCTAssertEqual(idle.text.trimmingCharacters(in: .whitespacesAndNewlines), "player")
         try mpc("volume", "40")
         XCTAssertEqual(waitForChange("Volume")?["Volume"]?.double, 0.4)
         try mpc("random", "on")
@@ -217,7 +232,10 @@ final class MPDDatabaseTests: DaemonTestCase {
     func testMpcBrowsesSearchesAndQueuesTheLibrary() throws {
         let music = try musicFolder()
         try startWithMPD([], ["--paused"])
+        let watcher = try MPDClient(path: socketPath)
+        watcher.send("idle database stored_playlist\n")
         XCTAssertEqual(try reel("lib", "add", music.path).0, 0)
+        XCTAssertEqual(watcher.reply(timeout: 10), ["changed: database", "OK"], "an import by reel's CLI")
         XCTAssertEqual(try mpc("ls"), "Alpha\nBeta")
         XCTAssertEqual(try mpc("ls", "Alpha"), "Alpha/tone1.ogg\nAlpha/tone2.ogg")
         XCTAssertEqual(try mpc("search", "title", "tone 2"), "Alpha/tone2.ogg")
@@ -235,11 +253,16 @@ final class MPDDatabaseTests: DaemonTestCase {
         let fetched = try mpcFile("albumart", "Alpha/tone1.ogg")
         XCTAssertEqual(fetched, cover, "albumart comes whole, in chunks")
 
+        watcher.send("idle stored_playlist\n")
+        XCTAssertEqual(try reel("playlist", "save", "evening").0, 0)
+        XCTAssertEqual(watcher.reply(timeout: 10), ["changed: stored_playlist", "OK"], "a playlist saved over MPRIS")
         try mpc("save", "mix")
-        XCTAssertEqual(try mpc("lsplaylists"), "mix")
+        XCTAssertEqual(try mpc("lsplaylists"), "evening\nmix")
+        try mpc("load", "evening")
+        XCTAssertEqual(try tracks().count, 10, "load appends the playlist")
         XCTAssertTrue(try reel("playlist", "ls").1.contains("mix"), "one store for both buses")
         try mpc("rm", "mix")
-        XCTAssertEqual(try mpc("lsplaylists"), "")
+        XCTAssertEqual(try mpc("lsplaylists"), "evening")
 
         try FileManager.default.copyItem(at: media.tones[3], to: music.appendingPathComponent("Beta/tone4.ogg"))
         try mpc("--wait", "update")

@@ -52,12 +52,13 @@ final class StressTests: DaemonTestCase {
 
     // MARK: Many clients
 
-    /// Many clients at once, each with calls whose results it can check: its
-    /// own entries (added, removed, read back), and one client's settings.
+    /// Many clients at once, half over MPRIS and half over the MPD protocol,
+    /// each with calls whose results it can check: its own entries (added,
+    /// removed, read back), and one client's settings.
     /// Every call is answered, the queue ends as the clients' models say, and
     /// memory stays flat once warm.
     func testManyClientsWithMixedCallsAgreeWithTheirModels() throws {
-        try startDaemon([media.long[0], media.long[1]])
+        try startWithMPD([media.long[0], media.long[1]])
         let initial = Set(try queueIDs())
         let clients = Self.long ? 16 : 4
         let seconds = Self.long ? 30.0 : 5.0
@@ -66,16 +67,24 @@ final class StressTests: DaemonTestCase {
         let address = bus.address
         let file = media.tones[0].absoluteString
         let pid = daemon!.process.processIdentifier
+        let socket = socketPath
         let warm = Tally()   // counts the RSS sample, taken once warm
         Self.together(clients + 1) { client in
             guard client < clients else {
                 Thread.sleep(forTimeInterval: seconds / 3)
                 return warm.note(StressTests.rss(pid))
             }
-            guard let connection = try? Connection(address: address) else { return tally.fail("cannot connect") }
-            let mix = MixedClient(connection: connection, name: Self.name, file: file, settings: client == 0)
             var rng = SplitMix64(seed: UInt64(client) + 7)
             let deadline = Date().addingTimeInterval(seconds)
+            if client % 2 == 1 {
+                guard let mpd = try? MPDMixedClient(socket: socket, file: file) else { return tally.fail("cannot connect to MPD") }
+                while Date() < deadline {
+                    do { try mpd.step(using: &rng); tally.count(error: false) } catch { tally.fail("MPD client \(client): \(error)") }
+                }
+                return models.add(mpd.own)
+            }
+            guard let connection = try? Connection(address: address) else { return tally.fail("cannot connect") }
+            let mix = MixedClient(connection: connection, name: Self.name, file: file, settings: client == 0)
             while Date() < deadline {
                 do { try mix.step(using: &rng); tally.count(error: false) } catch { tally.fail("client \(client): \(error)") }
             }

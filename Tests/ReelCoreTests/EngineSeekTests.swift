@@ -27,6 +27,16 @@ final class EngineSeekTests: XCTestCase {
         XCTAssertEqual(h.position, 3_130_000)
     }
 
+    func testALoadThatRestartsBeforeZeroAnnouncesZero() {
+        var h = Harness(uris: uris, play: false)
+        h.command(.goTo(h.id(2)))
+        h.command(.pause)
+        h.event(.loaded(h.token, TrackMetadata(length: 10_000_000), seekable: true))
+        h.event(.restarted(h.token, position: -186_179))   // mpv, a Vorbis file's encoder delay
+        XCTAssertEqual(h.playbackEffects, [.announce(.seeked(0))], "MPRIS has no negative positions")
+        XCTAssertEqual(h.position, 0)
+    }
+
     func testSeekBeforeZeroLandsAtZero() {
         var h = playing()
         h.advance(ms: 1000)

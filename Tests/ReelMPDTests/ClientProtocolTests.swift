@@ -54,6 +54,20 @@ final class ClientProtocolTests: XCTestCase {
         XCTAssertEqual(c.send("idle playlist"), "")
     }
 
+    func testSavingWherePlaybackIsWakesNoOne() {
+        let c = Conversation()
+        c.send("add /a", "play 0")
+        c.session.loaded()
+        c.settle()
+        c.send("idle")
+        c.session.now += 1_500_000
+        _ = c.session.run(.pause)   // saves the position in the entry: not something MPD clients see
+        XCTAssertEqual(c.endTurn(), "changed: player\nOK\n", "the pause itself")
+        c.send("idle")
+        _ = c.session.engine.checkpoint(now: c.session.now + 1_000_000)
+        XCTAssertEqual(c.endTurn(), "", "a saved position is no change of the player")
+    }
+
     func testAnythingButNoidleDuringIdleClosesTheConnection() {
         let c = Conversation()
         c.send("idle")

@@ -12,6 +12,7 @@ final class DatabaseCommandTests: XCTestCase {
         c.library.add("/music/Abba/Arrival/01 Money.ogg", title: "Money, Money, Money", artist: "Abba", album: "Arrival")
         c.library.add("/music/ACDC/Back in Black/01 Hells Bells.ogg", title: "Hells Bells", artist: "AC/DC", album: "Back in Black")
         c.library.add("https://pod.example/ep1.mp3", title: "Episode 1", artist: "Pod")
+        c.settle()
         return c
     }
 
@@ -113,6 +114,17 @@ final class DatabaseCommandTests: XCTestCase {
         XCTAssertNil(c.pairs("status")["updating_db"])
         XCTAssertEqual(c.send("rescan Abba/Gold"), "updating_db: 2\nOK\n")
         XCTAssertEqual(c.library.imports.last, ["/music/Abba/Gold"])
+    }
+
+    func testChangesMadeElsewhereWakeDatabaseAndStoredPlaylistIdles() {
+        let c = stocked()
+        _ = c.endTurn()
+        XCTAssertEqual(c.send("idle database stored_playlist"), "")
+        c.library.add("/music/New/1.ogg", title: "New")   // an import by reel's CLI
+        XCTAssertEqual(c.endTurn(), "changed: database\nOK\n")
+        XCTAssertEqual(c.send("idle database stored_playlist"), "")
+        _ = try? c.library.savePlaylist("from MPRIS")
+        XCTAssertEqual(c.endTurn(), "changed: stored_playlist\nOK\n")
     }
 
     func testStoredPlaylists() {

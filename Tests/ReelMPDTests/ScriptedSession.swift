@@ -89,6 +89,14 @@ final class Conversation {
         return String(decoding: client.takeOutput(), as: UTF8.self)
     }
 
+    /// Ends a turn and forgets what it changed (a client that saw it all already).
+    func settle() {
+        _ = endTurn()
+        client.receive("idle")
+        client.receive("noidle")
+        _ = client.takeOutput()
+    }
+
     /// The `key: value` pairs of a reply.
     func pairs(_ line: String) -> [String: String] {
         var out: [String: String] = [:]
@@ -102,8 +110,10 @@ final class Conversation {
 
 /// A library in memory: items and playlists, as the real one answers.
 final class ScriptedLibrary: LibrarySession {
-    var items: [LibraryItem] = [] { didSet { libraryRevision += 1 } }
+    var items: [LibraryItem] = [] { didSet { libraryRevision += 1; catalogueRevision += 1 } }
     var libraryRevision: Int64 = 0
+    var catalogueRevision = 0
+    var playlistRevision = 0
     var stored: [(info: PlaylistInfo, items: [Int64])] = []
     weak var session: ScriptedSession?
     var imports: [[String]] = []
@@ -141,6 +151,7 @@ final class ScriptedLibrary: LibrarySession {
         let ids = session!.queue.entries.compactMap(\.itemID)
         stored.removeAll { $0.info.name == name }
         stored.append((PlaylistInfo(id: Int64(stored.count + 100), name: name, count: ids.count, createdAt: 1_767_225_600), ids))
+        playlistRevision += 1
         return ids.count
     }
 
