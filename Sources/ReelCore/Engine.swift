@@ -111,7 +111,9 @@ public struct Engine: Sendable {
             lastError: lastError,
             replayGain: settings.replayGain,
             video: settings.video,
-            activity: activity)
+            activity: activity,
+            audio: state.load?.audio,
+            bitrate: state.load?.bitrate)
     }
 }
 

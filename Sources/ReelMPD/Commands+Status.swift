@@ -60,6 +60,11 @@ extension MPDCommands {
                 reply.add("time", "\((elapsed + 500_000) / 1_000_000):\(((length ?? 0) + 500_000) / 1_000_000)")
                 reply.add("elapsed", Reply.seconds(elapsed))
                 if let length { reply.add("duration", Reply.seconds(length)) }
+                if let bitrate = snapshot.bitrate { reply.add("bitrate", bitrate) }
+                if let audio = snapshot.audio {
+                    // MPD's notation: rate:bits:channels, "f" for floating-point samples.
+                    reply.add("audio", "\(audio.sampleRate):\(audio.bits.map(String.init) ?? "f"):\(audio.channels)")
+                }
             }
             let next = snapshot.loop == .track ? current.id : queue.entry(after: current.id, wrap: snapshot.loop == .playlist)
             if let next, let nextPosition = queue.index(of: next) {

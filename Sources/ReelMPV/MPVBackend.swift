@@ -46,7 +46,9 @@ public final class MPVBackend {
     /// The on_load hook mpv waits on while the cache looks at a URL.
     private var pendingHook: (id: UInt64, url: String)?
 
-    private enum Observed: UInt64 { case timePos = 1, pausedForCache = 2, audioPts = 3, metadata = 4 }
+    private enum Observed: UInt64 { case timePos = 1, pausedForCache = 2, audioPts = 3, metadata = 4, audioParams = 5, bitrate = 6 }
+    /// The last bitrate passed on, in kbit/s: mpv updates it far more often than it changes.
+    private var lastBitrate: (LoadToken, Int?)?
     /// Whether the playing file's position samples come from `audio-pts`, the
     /// clock of what is heard. `time-pos` follows the video frames while video
     /// is shown (40 ms steps, and a jump when the window goes); it serves only
@@ -126,6 +128,9 @@ public final class MPVBackend {
         mpv_observe_property(handle, Observed.pausedForCache.rawValue, "paused-for-cache", MPV_FORMAT_FLAG)
         // Live streams update their ICY title through it.
         mpv_observe_property(handle, Observed.metadata.rawValue, "metadata", MPV_FORMAT_NODE)
+        // For MPD's `audio` and `bitrate`.
+        mpv_observe_property(handle, Observed.audioParams.rawValue, "audio-params", MPV_FORMAT_NODE)
+        mpv_observe_property(handle, Observed.bitrate.rawValue, "audio-bitrate", MPV_FORMAT_DOUBLE)
         mpv_set_wakeup_callback(handle, { context in
             // Runs on an mpv thread: only a write to the pipe, nothing else.
             WakeupPipe.wake(Int32(Int(bitPattern: context) - 1))
@@ -357,6 +362,16 @@ public final class MPVBackend {
                 guard tags["icy-title"] != nil || tags["icy-name"] != nil else { return nil }
                 return .streamTitle(token, title: tags["icy-title"].flatMap { $0.isEmpty ? nil : $0 },
                                     station: tags["icy-name"].flatMap { $0.isEmpty ? nil : $0 })
+            case .audioParams:
+                let params = change.format == MPV_FORMAT_NODE
+                    ? change.data.map { MPVNode.map($0.assumingMemoryBound(to: mpv_node.self).pointee) } ?? [:] : [:]
+                return .audio(token, Self.audioFormat(params))
+            case .bitrate:
+                // bit/s to kbit/s, once, here at the edge.
+                let kbps = seconds.flatMap { $0.isFinite && $0 >= 0 ? Int(($0 / 1000).rounded()) : nil }
+                guard lastBitrate.map({ $0.0 != token || $0.1 != kbps }) ?? true else { return nil }
+                lastBitrate = (token, kbps)
+                return .bitrate(token, kbps)
             case .pausedForCache where change.format == MPV_FORMAT_FLAG:
                 guard let flag = change.data?.assumingMemoryBound(to: Int32.self).pointee else { return nil }
                 return .buffering(token, flag != 0)
@@ -518,4 +533,23 @@ public struct MPVError: Error, CustomStringConvertible {
     public let description: String
     init(_ description: String) { self.description = description }
     static func describe(_ code: Int32) -> String { String(cString: mpv_error_string(code)) }
+}
+
+extension MPVBackend {
+    /// mpv's `audio-params` (samplerate, channel-count, format) as a format; nil when it has none.
+    static func audioFormat(_ params: [String: mpv_node]) -> AudioFormat? {
+        guard let rate = params["samplerate"].flatMap(MPVNode.int64), rate > 0,
+              let channels = params["channel-count"].flatMap(MPVNode.int64), channels > 0 else { return nil }
+        // "s16", "s16p", "s32", "u8", "float", "floatp", "double"…: planar or not, the same samples.
+        let format = params["format"].flatMap(MPVNode.string) ?? ""
+        let bits: Int? = switch format.hasSuffix("p") ? String(format.dropLast()) : format {
+        case "u8": 8
+        case "s16": 16
+        case "s24": 24
+        case "s32": 32
+        case "s64": 64
+        default: nil   // float, double
+        }
+        return AudioFormat(sampleRate: Int(rate), bits: bits, channels: Int(channels))
+    }
 }

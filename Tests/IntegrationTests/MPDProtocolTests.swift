@@ -102,7 +102,7 @@ final class MPDProtocolTests: DaemonTestCase {
             # Tags of queued files arrive as their probes finish: each wakes `idle playlist`.
             while "title" not in client.playlistinfo()[1]:
                 client.idle("playlist")
-            s = client.status(); print("state", s["state"], "length", s["playlistlength"])
+            s = client.status(); print("state", s["state"], "length", s["playlistlength"], "audio", s.get("audio"))
             print("current", client.currentsong()["title"])
             print("titles", [song.get("title", song["file"].split("/")[-1]) for song in client.playlistinfo()])
             print("ids", len(client.playlistid()))
@@ -122,7 +122,7 @@ final class MPDProtocolTests: DaemonTestCase {
             print("find", [s["file"].split("/")[-1] for s in client.playlistfind("artist", "Reel Test")])
             """)
         XCTAssertTrue(out.contains("version 0.23.5"), out)
-        XCTAssertTrue(out.contains("state pause length 3"), out)
+        XCTAssertTrue(out.contains("state pause length 3 audio 44100:f:1"), out)   // Vorbis decodes to float
         XCTAssertTrue(out.contains("current Tone 1"), out)
         XCTAssertTrue(out.contains("titles ['Tone 1', 'Tone 2', 'untagged song.ogg']"), out)
         XCTAssertTrue(out.contains("ids 3"), out)

@@ -40,6 +40,11 @@ final class ScriptedSession: Session {
         perform(engine.handle(.restarted(token, position: position), now: now))
     }
 
+    /// A backend event, as the player would send it.
+    func feed(_ event: BackendEvent) {
+        perform(engine.handle(event, now: now))
+    }
+
     /// Tags learnt for the entry at `position` (as a probe would find them).
     func learn(_ metadata: TrackMetadata, at position: Int) {
         perform(engine.learn(metadata, for: engine.queue.entries[position].id))
