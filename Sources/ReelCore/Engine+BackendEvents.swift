@@ -22,6 +22,16 @@ extension Engine {
             let wasSeek = load.seekInFlight
             load.seekInFlight = false
             load.pending = false
+            if let target = load.seekAfterStart {
+                load.seekAfterStart = nil
+                if load.seekable && target != position {
+                    // Its start is not news: the seek asked for while it opened is, once it lands.
+                    load.seekInFlight = true
+                    state.load = load
+                    tracker.hold(at: target, now: now)
+                    return [.backend(.seek(to: target))]
+                }
+            }
             state.load = load
             if case .playing = state {
                 tracker.runWhenHeard(from: position, now: now)

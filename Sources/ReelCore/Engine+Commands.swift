@@ -38,7 +38,9 @@ extension Engine {
             guard position >= 0, position <= (entry.metadata.length ?? .max) else {
                 return .failure(.invalidArgument("the position is past the end of the track"))
             }
-            if id == state.token?.entry, state.load?.seekable == true { return .success(seek(to: position, now: now)) }
+            if id == state.token?.entry, let load = state.load, load.seekable || load.pending {
+                return .success(seek(to: position, now: now))
+            }
             let paused = switch state {
             case .paused, .loading(_, play: false): true
             default: false
@@ -214,7 +216,7 @@ extension Engine {
     }
 
     mutating func seek(by offset: MediaTime, now: MonotonicTime) -> [Effect] {
-        guard state.load?.seekable == true else { return [] }
+        guard let load = state.load, load.seekable || load.pending else { return [] }
         let (target, overflow) = tracker.position(at: now).addingReportingOverflow(offset)
         if overflow { return offset > 0 ? next(now: now) : seek(to: 0, now: now) }
         if let length = queue.current?.metadata.length, target >= length {
@@ -224,6 +226,12 @@ extension Engine {
     }
 
     mutating func seek(to target: MediaTime, now: MonotonicTime) -> [Effect] {
+        if state.load?.pending == true {
+            // mpv cannot seek in a file it is still opening: the seek waits for the start.
+            state.load?.seekAfterStart = target
+            tracker.hold(at: target, now: now)
+            return []
+        }
         guard let load = state.load, load.seekable || target == 0 else { return [] }
         tracker.hold(at: target, now: now)   // until it lands: never ahead of what is heard
         state.load?.seekInFlight = true

@@ -72,6 +72,8 @@ public struct CurrentLoad: Equatable, Sendable {
     var failedAhead: Set<EntryID> = []
     /// The load it followed without a gap: that one's failure, reported late, is still news.
     var switchedFrom: LoadToken?
+    /// A seek asked for while it was still opening: sent once it has started.
+    var seekAfterStart: MediaTime?
     /// What it decodes to, and its bitrate in kbit/s, as the backend last said.
     public internal(set) var audio: AudioFormat?
     public internal(set) var bitrate: Int?

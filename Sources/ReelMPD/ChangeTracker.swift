@@ -7,6 +7,9 @@ struct ChangeTracker {
     private(set) var version: UInt64 = 1
     private var last: Snapshot
     private var lastIDs: [UInt64]
+    private var lastRevision: UInt64
+    /// A version was taken since the last `update`: clients in `idle playlist` are owed a wake-up.
+    private var playlistChanged = false
     /// For `plchanges`: the lowest position each recent version changed, oldest first.
     private var history: [(version: UInt64, from: Int)] = []
     static let historyLimit = 256
@@ -14,24 +17,20 @@ struct ChangeTracker {
     init(_ session: any Session) {
         last = session.snapshot
         lastIDs = session.queue.ids
+        lastRevision = session.queue.revision
     }
 
     mutating func update(_ session: any Session, _ announcements: [Announcement]) -> Set<Subsystem> {
         let now = session.snapshot
         var changed = Set<Subsystem>()
+        syncQueue(session)
         var from: Int?
-        if now.queueRevision != last.queueRevision {
-            let ids = session.queue.ids
-            from = Self.firstDifference(lastIDs, ids)
-            lastIDs = ids
-        }
         for case .trackMetadataChanged(let id) in announcements {
             if let i = session.queue.index(of: id) { from = min(from ?? i, i) }
         }
-        if let from {
-            version += 1
-            history.append((version, from))
-            if history.count > Self.historyLimit { history.removeFirst(history.count - Self.historyLimit) }
+        if let from { bump(from) }
+        if playlistChanged {
+            playlistChanged = false
             changed.insert(.playlist)
         }
         // The current entry's id and tags, not all of it: its resume point moves every second.
@@ -46,6 +45,25 @@ struct ChangeTracker {
         }
         last = now
         return changed
+    }
+
+    /// Brings the version up to the queue's entries and order: called before a
+    /// command reads it (`status`, `plchanges`), so that a change made earlier in
+    /// the same loop turn (or the same command list) is already counted.
+    mutating func syncQueue(_ session: any Session) {
+        let revision = session.queue.revision
+        guard revision != lastRevision else { return }
+        lastRevision = revision
+        let ids = session.queue.ids
+        if let from = Self.firstDifference(lastIDs, ids) { bump(from) }
+        lastIDs = ids
+    }
+
+    private mutating func bump(_ from: Int) {
+        version += 1
+        history.append((version, from))
+        if history.count > Self.historyLimit { history.removeFirst(history.count - Self.historyLimit) }
+        playlistChanged = true
     }
 
     /// The lowest queue position that changed after `old`; nil when nothing

@@ -194,6 +194,7 @@ extension MPDCommands {
 
     /// `plchanges VERSION [START:END]`: the positions that changed since VERSION.
     func changedPositions(_ args: Arguments) throws(Ack) -> Range<Int> {
+        changes.syncQueue(session)
         let count = queue.count
         guard let old = UInt64(args[0]!) else { throw Ack.argument("Integer expected: \(args[0]!)") }
         var range = changes.changedSince(old).map { $0..<count } ?? count..<count

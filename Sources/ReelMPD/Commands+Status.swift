@@ -37,6 +37,7 @@ extension MPDCommands {
     }
 
     func status() -> Reply {
+        changes.syncQueue(session)
         let snapshot = session.snapshot
         let queue = self.queue
         var reply = Reply()

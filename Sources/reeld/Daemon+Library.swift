@@ -73,7 +73,13 @@ extension Daemon: LibrarySession {
     }
 
     func savePlaylist(_ name: String) throws -> Int {
-        let items = engine.queue.entries.compactMap(\.itemID)
+        let store = try self.store   // settled: an entry queued a moment ago has its item written
+        // ...though the loop may not have heard of it yet: those are found by their URIs.
+        let entries = engine.queue.entries
+        let missing = entries.filter { $0.itemID == nil }.map(\.uri)
+        let found = missing.isEmpty ? [] : try store.knownItems(forURIs: missing)
+        let byURI = Dictionary(zip(missing, found).compactMap { uri, item in item.map { (uri, $0.id) } }) { a, _ in a }
+        let items = entries.compactMap { $0.itemID ?? byURI[$0.uri] }
         try store.savePlaylist(name, items: items)
         playlistRevision += 1
         activePlaylist = try store.playlists().first { $0.name == name }

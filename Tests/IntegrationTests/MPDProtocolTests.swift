@@ -8,22 +8,6 @@ import XCTest
 /// The MPD protocol bus against the real daemon, with the real clients
 /// people use (mpc, python-mpd) beside MPRIS: one session, two views.
 final class MPDProtocolTests: DaemonTestCase {
-    /// Runs a python-mpd script with `client` connected; returns what it prints.
-    func pythonMPD(_ body: String) throws -> String {
-        let script = """
-            import mpd, sys
-            client = mpd.MPDClient()
-            client.timeout = 10
-            client.connect(sys.argv[1])
-            \(body)
-            """
-        let child = try ChildProcess(URL(fileURLWithPath: "/usr/bin/python3"), ["-c", script, socketPath],
-                                     busAddress: bus.address, home: home)
-        guard let status = child.waitForExit(timeout: 20) else { child.stop(); throw TestFailure("python-mpd hung") }
-        guard status == 0 else { throw TestFailure("python-mpd failed (\(status)):\n\(child.text)") }
-        return child.text.trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
     func testMpcDrivesTheSessionAndMPRISSeesEveryChange() throws {
         try startWithMPD(Array(media.tones.prefix(2)), ["--paused"])
         XCTAssertTrue(try mpc("status").contains("[paused]"))
@@ -137,6 +121,51 @@ final class MPDProtocolTests: DaemonTestCase {
         XCTAssertTrue(out.contains("find ['tone1.ogg', 'tone2.ogg']"), out)
     }
 
+    func testPythonMPDEditsTheQueueAndPlayback() throws {
+        try startWithMPD(Array(media.tones.prefix(3)), ["--paused"])
+        let out = try pythonMPD("""
+            ids = [song["id"] for song in client.playlistid()]
+            new = client.addid(sys.argv[2], 1); print("addid", client.playlistid(new)[0]["pos"])
+            client.moveid(new, 3); print("moved", client.playlistid(new)[0]["pos"])
+            client.swapid(ids[0], ids[2]); print("order", [s["id"] for s in client.playlistinfo()] == [ids[2], ids[1], ids[0], new])
+            v = int(client.status()["playlist"]); client.deleteid(ids[2])
+            print("changes", [c["cpos"] for c in client.plchangesposid(v)], client.status()["playlist"] != str(v))
+            client.playid(ids[1]); client.seekid(ids[1], 4.5); print("seekid", client.status()["songid"] == ids[1])
+            client.seekcur("-1.5"); print("elapsed", round(float(client.status()["elapsed"])))
+            client.setvol(35); print("vol", client.status()["volume"])
+            client.repeat(1); client.single(1); client.random(1)
+            s = client.status(); print("options", s["repeat"], s["single"], s["random"])
+            while "title" not in client.currentsong():   # its tags arrive with its probe or its load
+                client.idle("player", "playlist")
+            client.tagtypes("clear"); client.tagtypes("enable", "Title")
+            print("tags", sorted(k for k in client.currentsong() if k not in ("file", "time", "duration", "pos", "id")))
+            client.tagtypes("all")
+            try:
+                client.consume(1)
+            except mpd.CommandError as e:
+                print("consume refused", "consume" in str(e))
+            client.save("py"); print("saved", [p["playlist"] for p in client.listplaylists()])
+            print("listed", len(client.listplaylist("py")))
+            client.rename("py", "py2"); client.rm("py2"); print("left", client.listplaylists())
+            client.stop(); print("stopped", client.status()["state"])
+            """, extra: [media.tones[3].path])
+        XCTAssertTrue(out.contains("addid 1"), out)
+        XCTAssertTrue(out.contains("moved 3"), out)
+        XCTAssertTrue(out.contains("order True"), out)
+        XCTAssertTrue(out.contains("changes ['0', '1', '2'] True"), "the delete moved every song after it: \(out)")
+        XCTAssertTrue(out.contains("seekid True"), out)
+        XCTAssertTrue(out.contains("elapsed 3"), out)
+        XCTAssertTrue(out.contains("vol 35"), out)
+        XCTAssertTrue(out.contains("options 1 1 1"), out)
+        XCTAssertTrue(out.contains("tags ['title']"), out)   // python-mpd lower-cases keys
+        XCTAssertTrue(out.contains("consume refused True"), out)
+        XCTAssertTrue(out.contains("saved ['py']"), out)
+        XCTAssertTrue(out.contains("listed 3"), out)   // the queue's three library items
+        XCTAssertTrue(out.contains("left []"), out)
+        XCTAssertTrue(out.contains("stopped stop"), out)
+        XCTAssertEqual(try status(), "Stopped", "MPRIS saw it all")
+    }
+
     func testQueueEditsShowOnTheTrackListAndOutliveARestart() throws {
         try startWithMPD([], ["--paused"])
         for tone in media.tones.prefix(3) { try mpc("add", tone.path) }
@@ -202,7 +231,7 @@ final class MPDProtocolTests: DaemonTestCase {
         XCTAssertTrue(flooder.isClosed())
         // Talking during idle: dropped, as MPD does.
         let rude = try MPDClient(path: socketPath)
-        rude.send("idle\nstatus\n")
+        rude.send("idle database\nstatus\n")   // nothing changes the database here: the idle waits
         XCTAssertTrue(rude.isClosed())
         // A client that never reads, and one that hangs up mid-reply.
         let silent = try MPDClient(path: socketPath)

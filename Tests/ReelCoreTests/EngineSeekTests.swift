@@ -37,6 +37,29 @@ final class EngineSeekTests: XCTestCase {
         XCTAssertEqual(h.position, 0)
     }
 
+    func testASeekWhileTheFileOpensIsSentOnceItHasStarted() {
+        var h = Harness(uris: uris, play: true)
+        h.command(.seek(by: 4_000_000))
+        XCTAssertEqual(h.playbackEffects, [], "mpv cannot seek in a file it is opening")
+        XCTAssertEqual(h.position, 4_000_000, "the target, held")
+        h.command(.seek(by: -1_500_000))
+        XCTAssertEqual(h.position, 2_500_000, "a second seek counts from the first")
+        h.event(.loaded(h.token, TrackMetadata(length: 10_000_000), seekable: true))
+        h.event(.restarted(h.token, position: 0))
+        XCTAssertEqual(h.playbackEffects, [.backend(.seek(to: 2_500_000))], "no Seeked for the start, the seek goes out")
+        h.event(.restarted(h.token, position: 2_500_000))
+        XCTAssertEqual(h.playbackEffects, [.announce(.seeked(2_500_000))])
+    }
+
+    func testASeekWhileAStreamOpensIsDroppedWhenItCannotSeek() {
+        var h = Harness(uris: uris, play: true)
+        h.command(.seek(by: 4_000_000))
+        h.event(.loaded(h.token, TrackMetadata(), seekable: false))
+        h.event(.restarted(h.token, position: 0))
+        XCTAssertEqual(h.playbackEffects, [.announce(.seeked(0))])
+        XCTAssertEqual(h.position, 0)
+    }
+
     func testSeekBeforeZeroLandsAtZero() {
         var h = playing()
         h.advance(ms: 1000)

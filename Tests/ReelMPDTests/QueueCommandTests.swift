@@ -88,6 +88,17 @@ final class QueueCommandTests: XCTestCase {
                        "a version older than the queue gives everything")
     }
 
+    func testTheVersionMovesWithinACommandList() {
+        let c = filled("a", "b")
+        _ = c.endTurn()
+        let before = c.pairs("status")["playlist"]!
+        let reply = c.send("command_list_begin", "delete 0", "status", "plchangesposid \(before)", "command_list_end")
+        XCTAssertFalse(reply.contains("playlist: \(before)\n"), reply)
+        XCTAssertTrue(reply.contains("cpos: 0\n"), reply)
+        XCTAssertEqual(c.endTurn(), "", "nobody idles")
+        XCTAssertEqual(c.send("idle playlist"), "changed: playlist\nOK\n", "and the change is still news for idle")
+    }
+
     func testPlaylistinfoShowsTagsAndLengthsAsMPDDoes() {
         let c = filled("a")
         let id = c.session.queue.entries[0].id

@@ -32,4 +32,20 @@ extension DaemonTestCase {
         guard child.waitForExit(timeout: 20) == 0 else { throw TestFailure("mpc \(args) failed: \(child.text)") }
         return try Data(contentsOf: out)
     }
+
+    /// Runs a python-mpd script with `client` connected; returns what it prints.
+    func pythonMPD(_ body: String, extra: [String] = []) throws -> String {
+        let script = """
+            import mpd, sys
+            client = mpd.MPDClient()
+            client.timeout = 10
+            client.connect(sys.argv[1])
+            \(body)
+            """
+        let child = try ChildProcess(URL(fileURLWithPath: "/usr/bin/python3"), ["-c", script, socketPath] + extra,
+                                     busAddress: bus.address, home: home)
+        guard let status = child.waitForExit(timeout: 20) else { child.stop(); throw TestFailure("python-mpd hung") }
+        guard status == 0 else { throw TestFailure("python-mpd failed (\(status)):\n\(child.text)") }
+        return child.text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
 }
