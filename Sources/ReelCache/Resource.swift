@@ -147,11 +147,14 @@ final class Resource: @unchecked Sendable {
     }
 
     /// Fetches every missing byte, with or without readers. False when it was already complete.
+    /// A download keeps the resource busy until `download(false)`, complete or not: an idle
+    /// release (the last reader's fetcher winding down) must not drop it while it is moved
+    /// into the media store, or the move would take it for gone and leave a second copy.
     @discardableResult
     func download(_ on: Bool) -> Bool {
         locked {
             downloading = on
-            guard on, !record.isComplete else { downloading = false; transfer?.wake(); return false }
+            guard on, !record.isComplete else { transfer?.wake(); return false }
             beginAttempt()
             startFetcher()
             transfer?.wake()

@@ -162,6 +162,12 @@ extension Engine {
 
     mutating func entryEnded(_ id: EntryID, play: Bool, now: MonotonicTime, failed: Bool = false) -> [Effect] {
         if settings.loop == .track, !failed { return start(id, play: play, now: now) }
+        if settings.stopAfter != .never, !failed {
+            // MPD's single: stop with the entry that ended still current; "oneshot" only this once.
+            if settings.stopAfter == .thisEntry { settings.stopAfter = .never }
+            enterStopped()
+            return [.backend(.unload)]
+        }
         if let next = queue.entry(after: id, wrap: settings.loop == .playlist) {
             return start(next, play: play, now: now)
         }

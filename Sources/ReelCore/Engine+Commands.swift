@@ -62,6 +62,9 @@ extension Engine {
         case .setLoop(let loop):
             settings.loop = loop
             return .success([])
+        case .setStopAfter(let mode):
+            settings.stopAfter = mode
+            return .success([])
         case .setReplayGain(let mode):
             guard mode != settings.replayGain else { return .success([]) }
             settings.replayGain = mode

@@ -37,6 +37,7 @@ public struct Incoming: Equatable, Sendable {
 struct QueuedFrom: Equatable {
     let base: LoadToken
     let loop: LoopStatus
+    let stopAfter: StopAfter
     let revision: UInt64
     let failedAhead: Set<EntryID>
 }
@@ -57,7 +58,8 @@ extension Engine {
             queuedNext = nil
             return [.backend(.unqueueNext)]
         }
-        let from = QueuedFrom(base: base, loop: settings.loop, revision: queue.revision, failedAhead: state.load?.failedAhead ?? [])
+        let from = QueuedFrom(base: base, loop: settings.loop, stopAfter: settings.stopAfter, revision: queue.revision,
+                              failedAhead: state.load?.failedAhead ?? [])
         if from == queuedFrom { return [] }
         queuedFrom = from
         let desired = nextToQueue(after: base.entry)
@@ -77,6 +79,7 @@ extension Engine {
     private func nextToQueue(after base: EntryID) -> EntryID? {
         let failedAhead = state.load?.failedAhead ?? []
         if settings.loop == .track { return failedAhead.contains(base) ? nil : base }
+        if settings.stopAfter != .never { return nil }   // playback stops at its end: nothing follows
         var candidate = base
         for _ in 0..<max(failedAhead.count + 1, 1) {
             guard let next = queue.entry(after: candidate, wrap: settings.loop == .playlist) else { return nil }

@@ -97,6 +97,7 @@ public struct Engine: Sendable {
         return Snapshot(
             status: state.mprisStatus,
             loop: settings.loop,
+            stopAfter: settings.stopAfter,
             shuffle: settings.shuffle,
             rate: settings.rate,
             volume: settings.volume,

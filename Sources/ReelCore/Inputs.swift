@@ -3,6 +3,13 @@ public enum LoopStatus: String, CaseIterable, Equatable, Sendable {
     case none = "None", track = "Track", playlist = "Playlist"
 }
 
+/// Whether playback stops when the current entry ends (MPD's `single`, when
+/// the queue does not loop the track): after every entry, or after this one
+/// only. MPRIS has no such setting; it shows LoopStatus None meanwhile.
+public enum StopAfter: String, CaseIterable, Equatable, Sendable {
+    case never, eachEntry, thisEntry
+}
+
 /// Which ReplayGain tags set the level of each file.
 public enum ReplayGain: String, CaseIterable, Equatable, Sendable {
     case off, track, album
@@ -41,6 +48,7 @@ public enum Command: Equatable, Sendable {
     case setVolume(Double)
     case setLoop(LoopStatus)
     case setShuffle(Bool)
+    case setStopAfter(StopAfter)
     case setReplayGain(ReplayGain)
     /// Shows the video in a window, or hides it while the sound goes on.
     case setVideo(Bool)

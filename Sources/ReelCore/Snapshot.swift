@@ -3,6 +3,7 @@
 public struct Snapshot: Equatable, Sendable {
     public var status: String
     public var loop: LoopStatus
+    public var stopAfter: StopAfter
     public var shuffle: Bool
     public var rate: Double
     public var volume: Double
@@ -28,6 +29,8 @@ public struct Snapshot: Equatable, Sendable {
 /// User settings that outlive a track.
 public struct Settings: Equatable, Sendable {
     public var loop: LoopStatus = .none
+    /// Set by the MPD bus; not stored with the queue (MPD keeps it in its state file, reel for the session).
+    public var stopAfter = StopAfter.never
     public var shuffle = false
     public var rate = 1.0
     public var volume = 1.0

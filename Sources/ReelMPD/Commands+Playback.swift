@@ -64,23 +64,31 @@ extension MPDCommands {
             try mpd.run(.setVolume(Double(min(max(mpd.volume + change, 0), 100)) / 100))
             return Reply()
         },
+        // MPD's repeat and single are two of reel's settings: the loop (None, Track or
+        // Playlist, as MPRIS shows it) and whether to stop after the song. Repeat with
+        // single is Loop Track; single alone stops after each song, oneshot after this one.
         "repeat": Entry(arguments: 1...1) { mpd, args, _ throws(Ack) in
-            let loop = mpd.session.snapshot.loop
-            // MPD's repeat and single are one setting in reel: None, Track (both) or Playlist (repeat).
-            try mpd.run(.setLoop(try args.bool(0) ? (loop == .track ? .track : .playlist) : .none))
+            let snapshot = mpd.session.snapshot
+            if try args.bool(0) {
+                try mpd.run(.setLoop(snapshot.loop == .track || snapshot.stopAfter == .eachEntry ? .track : .playlist))
+            } else {
+                if snapshot.loop == .track { try mpd.run(.setStopAfter(.eachEntry)) }   // single stays on
+                try mpd.run(.setLoop(.none))
+            }
             return Reply()
         },
         "single": Entry(arguments: 1...1) { mpd, args, _ throws(Ack) in
-            let on: Bool
-            switch args[0] {
-            case "oneshot": on = true
-            default: on = try args.bool(0)
-            }
             let loop = mpd.session.snapshot.loop
-            if on, loop == .none {
-                throw Ack.argument("reel cannot stop after one song yet: turn repeat on first to repeat this song")
+            switch args[0] {
+            case "oneshot":
+                try mpd.run(.setStopAfter(.thisEntry))
+            case _ where try args.bool(0):
+                if loop == .playlist { try mpd.run(.setLoop(.track)) }
+                try mpd.run(.setStopAfter(.eachEntry))
+            default:
+                if loop == .track { try mpd.run(.setLoop(.playlist)) }
+                try mpd.run(.setStopAfter(.never))
             }
-            try mpd.run(.setLoop(on ? .track : (loop == .none ? .none : .playlist)))
             return Reply()
         },
         "random": Entry(arguments: 1...1) { mpd, args, _ throws(Ack) in

@@ -28,6 +28,14 @@ extension MPDCommands {
     /// The volume as MPD shows it, 0 to 100 (reel's 100 % is MPD's 100; above it shows as 100).
     var volume: Int { min(Int((session.snapshot.volume * 100).rounded()), 100) }
 
+    static func single(_ stopAfter: StopAfter) -> String {
+        switch stopAfter {
+        case .never: "0"
+        case .eachEntry: "1"
+        case .thisEntry: "oneshot"
+        }
+    }
+
     static func state(_ status: String) -> String {
         switch status {
         case "Playing": "play"
@@ -44,7 +52,7 @@ extension MPDCommands {
         reply.add("volume", volume)
         reply.add("repeat", snapshot.loop == .none ? 0 : 1)
         reply.add("random", snapshot.shuffle ? 1 : 0)
-        reply.add("single", snapshot.loop == .track ? 1 : 0)
+        reply.add("single", snapshot.loop == .track ? "1" : Self.single(snapshot.stopAfter))
         reply.add("consume", 0)
         reply.add("partition", "default")
         reply.add("playlist", changes.version)

@@ -307,6 +307,26 @@ final class CacheTests: XCTestCase {
         XCTAssertEqual(FileManager.default.contents(atPath: path), content)
     }
 
+    /// A download asked for the moment a read ends races the read's fetcher
+    /// letting the resource go: the move into the store must still find it
+    /// (it once took it for gone, copied it, and left both copies).
+    func testADownloadRightAfterAReadLeavesOneCopyEveryTime() throws {
+        let cache = try makeCache()
+        let small = content.prefix(200_000)
+        for n in 0..<20 {
+            let name = "quick\(n).bin"
+            try small.write(to: origin.directory.appendingPathComponent(name))
+            let reader = try cache.openReader(origin.url(name))
+            XCTAssertEqual(Self.readAll(reader).0, small)
+            reader.close()
+            let done = LockedBox<Result<String, CacheError>?>(nil)
+            cache.download([origin.url(name)], progress: { _, _, _ in }, done: { _, result in done.update { $0 = result } })
+            _ = try waitForDownload(done)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: dataPath(origin.url(name))), "run \(n): a second copy was left")
+        }
+        XCTAssertEqual(cache.size, 0)
+    }
+
     func testAFilePlayedThenDownloadedIsFetchedOnceStoredOnceAndReadOfflineAfterARestart() throws {
         let cache = try makeCache()
         XCTAssertEqual(try read(cache).0, content)

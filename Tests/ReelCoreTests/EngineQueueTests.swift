@@ -251,3 +251,28 @@ final class EngineMoveTests: XCTestCase {
         XCTAssertEqual(h.backend.seeks, [5_000_000])
     }
 }
+
+final class EngineStopAfterTests: XCTestCase {
+    func testStoppingAfterTheEntryTakesTheQueuedOneBackAndStopsAtTheEnd() {
+        var h = Harness(uris: ["file:///1.ogg", "file:///2.ogg"], play: true)
+        h.finishLoad()
+        XCTAssertNotNil(h.backend.queued, "entry 2 waits in the backend")
+        h.command(.setStopAfter(.eachEntry))
+        XCTAssertNil(h.backend.queued, "nothing may follow without a gap now")
+        let first = h.id(1)
+        h.event(.endOfFile(h.token))
+        XCTAssertEqual(h.engine.snapshot.status, "Stopped")
+        XCTAssertEqual(h.currentID, first)
+        XCTAssertEqual(h.engine.settings.stopAfter, .eachEntry)
+    }
+
+    func testLoopTrackWinsOverStoppingAndAFailureStillMovesOn() {
+        var h = Harness(uris: ["file:///1.ogg", "file:///2.ogg"], play: true)
+        h.command(.setStopAfter(.thisEntry))
+        h.event(.failed(h.token, reason: "broken"))
+        XCTAssertEqual(h.load?.0.entry, h.id(2), "a failed entry is not one that ended")
+        h.command(.setLoop(.track))
+        h.finishLoad()
+        XCTAssertEqual(h.backend.queued?.token.entry, h.id(2), "Loop Track queues the entry itself")
+    }
+}

@@ -41,19 +41,43 @@ final class StatusCommandTests: XCTestCase {
         XCTAssertEqual(c.pairs("status")["state"], "stop", "pause 0 does not start a stopped player")
     }
 
-    func testRepeatAndSingleAreReelsLoopStatus() {
+    func testRepeatAndSingleAreTheLoopAndStopAfter() {
         let c = Conversation()
+        func shown() -> String { let s = c.pairs("status"); return "repeat \(s["repeat"]!) single \(s["single"]!)" }
         c.send("repeat 1")
         XCTAssertEqual(c.session.snapshot.loop, .playlist)
         c.send("single 1")
-        XCTAssertEqual(c.session.snapshot.loop, .track)
-        XCTAssertEqual(c.pairs("status")["repeat"], "1")
-        XCTAssertEqual(c.pairs("status")["single"], "1")
+        XCTAssertEqual(c.session.snapshot.loop, .track, "repeat with single repeats the song")
+        XCTAssertEqual(shown(), "repeat 1 single 1")
+        c.send("repeat 0")
+        XCTAssertEqual(c.session.snapshot.loop, .none)
+        XCTAssertEqual(c.session.snapshot.stopAfter, .eachEntry, "single alone stops after the song")
+        XCTAssertEqual(shown(), "repeat 0 single 1")
+        c.send("single oneshot")
+        XCTAssertEqual(shown(), "repeat 0 single oneshot")
+        c.send("single 0")
+        XCTAssertEqual(shown(), "repeat 0 single 0")
+        _ = c.session.run(.setLoop(.track))   // MPRIS LoopStatus Track
+        XCTAssertEqual(shown(), "repeat 1 single 1")
         c.send("single 0")
         XCTAssertEqual(c.session.snapshot.loop, .playlist)
-        c.send("repeat 0")
-        XCTAssertEqual(c.send("single 1").prefix(11), "ACK [2@0] {", "single without repeat is refused, not faked")
-        XCTAssertEqual(c.session.snapshot.loop, .none)
+        XCTAssertEqual(c.send("single maybe"), "ACK [2@0] {single} Boolean (0/1) expected: maybe\n")
+    }
+
+    func testSingleStopsAfterTheSongAndOneshotOnlyOnce() {
+        let c = Conversation()
+        c.send("add /a", "add /b", "add /c", "single oneshot", "play 0")
+        c.session.loaded()
+        XCTAssertEqual(c.session.engine.queuedNext, nil, "nothing is queued to follow")
+        c.session.feed(.endOfFile(c.session.loads.last!))
+        XCTAssertEqual(c.pairs("status")["state"], "stop")
+        XCTAssertEqual(c.pairs("status")["song"], "0", "the song that ended stays current")
+        XCTAssertEqual(c.pairs("status")["single"], "0", "oneshot is spent")
+        c.send("single 1", "play 1")
+        c.session.loaded()
+        c.session.feed(.endOfFile(c.session.loads.last!))
+        XCTAssertEqual(c.pairs("status")["state"], "stop")
+        XCTAssertEqual(c.pairs("status")["single"], "1", "single stays on")
     }
 
     func testVolumeAndOptionsRefuseWhatReelCannotDo() {
