@@ -60,7 +60,7 @@ SANITIZED_SKIP := --skip SoundServerTests --skip VideoTests
 stress: deps release
 	$(SWIFT) build --build-tests
 	REEL_STRESS=1 $(SWIFT) test --skip-build --disable-swift-testing \
-	  --filter 'StressTests|DiskFaultTests|HostileOriginTests|FullMediaStoreTests|LiveStreamTests|LargeFeedTests'
+	  --filter 'StressTests|DiskFaultTests|HostileOriginTests|FullMediaStoreTests|LiveStreamTests|LargeFeedTests|MPDHostileTests'
 	./.build/release/reel-bench --queue
 	$(SWIFT) build --build-tests --sanitize=address --build-path .build/asan
 	REEL_SANITIZED=1 LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan.supp $(SWIFT) test --skip-build --sanitize=address \

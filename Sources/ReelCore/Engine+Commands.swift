@@ -30,6 +30,13 @@ extension Engine {
             let after = index > 0 ? queue.entries[index - 1].id : nil
             // MPRIS has no move: the track leaves its place and comes back at the new one.
             return .success([.announce(.trackRemoved(id)), .announce(.trackAdded(id, after: after))])
+        case .shuffleTrackList(let range):
+            guard range.lowerBound >= 0, range.upperBound <= queue.count else {
+                return .failure(.invalidArgument("there are no places \(range.lowerBound)..<\(range.upperBound) in a queue of \(queue.count)"))
+            }
+            guard range.count > 1 else { return .success([]) }
+            queue.shuffleTrackList(range, rng: &rng)
+            return .success([.announce(.trackListReplaced)])
         case .goTo(let id):
             guard queue[id] != nil else { return .failure(.noSuchTrack(id)) }
             return .success(start(id, play: true, now: now))

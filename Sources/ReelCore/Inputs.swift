@@ -40,6 +40,8 @@ public enum Command: Equatable, Sendable {
     case remove(EntryID)
     /// Moves an entry to this index of the track list (MPD `move`); play order is kept.
     case move(EntryID, to: Int)
+    /// Puts these places of the track list in a random order (MPD `shuffle`); play order is kept.
+    case shuffleTrackList(Range<Int>)
     case goTo(EntryID)
     /// Loads an entry from this position (MPD `seek` on another song); a paused player stays paused.
     case startAt(EntryID, MediaTime)

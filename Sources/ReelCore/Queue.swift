@@ -167,6 +167,24 @@ public struct Queue: Sendable {
         return true
     }
 
+    /// Puts the entries at `range` of the track list in a random order (MPD's
+    /// `shuffle`): they keep their ids, and the places they had between them.
+    public mutating func shuffleTrackList(_ range: Range<Int>, rng: inout SplitMix64) {
+        let range = range.clamped(to: entries.indices)
+        guard range.count > 1 else { return }
+        revision += 1
+        var order = Array(range)
+        order.shuffle(using: &rng)
+        let moved = order.map { (entries[$0], keys[$0]) }
+        for (i, (entry, key)) in zip(range, moved) {
+            entries[i] = entry
+            keys[i] = key
+            ids[i] = entry.id.raw
+            rankByID.set(entry.id, rank: ranks[i])
+            changes.upserted.insert(entry.id)
+        }
+    }
+
     public mutating func removeAll() {
         revision += 1
         entries.removeAll()

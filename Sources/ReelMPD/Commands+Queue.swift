@@ -47,8 +47,10 @@ extension MPDCommands {
             try mpd.swap(mpd.entry(id: args.id(0)).0.id, mpd.entry(id: args.id(1)).0.id)
             return Reply()
         },
-        "shuffle": Entry(arguments: 0...1) { _, _, _ throws(Ack) in
-            throw Ack.argument("reel does not reorder the queue at random; `random 1` plays it in a random order")
+        "shuffle": Entry(arguments: 0...1) { mpd, args, _ throws(Ack) in
+            let count = mpd.queue.count
+            try mpd.run(.shuffleTrackList(args.count == 1 ? try args.range(0, count: count) : 0..<count))
+            return Reply()
         },
         "prio": Entry(arguments: 2...Int.max) { _, _, _ throws(Ack) in
             throw Ack.argument("reel plays the queue in its order; priorities are not supported")

@@ -186,10 +186,15 @@ final class MPDProtocolTests: DaemonTestCase {
         XCTAssertNotNil(added, "a move shows on the TrackList")
         try mpc("del", "2")
         XCTAssertEqual(try tracks().count, 2)
+        for tone in media.tones { try mpc("add", tone.path) }
+        drainSignals()
+        try mpc("shuffle")
+        XCTAssertNotNil(waitForSignal { $0.member == "TrackListReplaced" }, "a shuffled list is a new list")
+        let shuffled = try mpc("-f", "%file%", "playlist")
+        XCTAssertEqual(Set(shuffled.split(separator: "\n")).count, 4)
         daemon?.stop()
         try startWithMPD([], ["--paused"])
-        XCTAssertEqual(try mpc("-f", "%file%", "playlist"), [3, 2].map { media.tones[$0 - 1].path }.joined(separator: "\n"),
-                       "the moved order was stored")
+        XCTAssertEqual(try mpc("-f", "%file%", "playlist"), shuffled, "the moved and shuffled order was stored")
     }
 
     func testTheSocketIsPrivateAndRemovedOnExit() throws {

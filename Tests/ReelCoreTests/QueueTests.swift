@@ -188,4 +188,22 @@ final class QueueMoveTests: XCTestCase {
         XCTAssertEqual(Set(q.rankList).count, 3)
         for (i, entry) in q.entries.enumerated() { XCTAssertEqual(q.index(of: entry.id), i) }
     }
+
+    func testShufflingTheTrackListKeepsIdsRanksAndThePlayOrder() {
+        var q = Queue()
+        let e = q.insert(uris: (0..<10).map { "file:///\($0)" }, rng: &rng)
+        q.setShuffle(true, rng: &rng)
+        let order = q.playOrder
+        let ranks = q.rankList
+        _ = q.takeChanges()
+        q.shuffleTrackList(2..<8, rng: &rng)
+        XCTAssertEqual(q.entries.prefix(2).map(\.id), e.prefix(2).map(\.id), "outside the range nothing moves")
+        XCTAssertEqual(q.entries.suffix(2).map(\.id), e.suffix(2).map(\.id))
+        XCTAssertEqual(Set(q.entries[2..<8].map(\.id)), Set(e[2..<8].map(\.id)))
+        XCTAssertNotEqual(q.entries[2..<8].map(\.id), e[2..<8].map(\.id), "six entries in their old order: 1 chance in 720")
+        XCTAssertEqual(q.rankList, ranks, "the places stay; the entries move between them")
+        XCTAssertEqual(q.playOrder, order, "random play order is not the track list's")
+        for (i, entry) in q.entries.enumerated() { XCTAssertEqual(q.index(of: entry.id), i) }
+        XCTAssertEqual(q.takeChanges().upserted.count, 6)
+    }
 }

@@ -64,6 +64,17 @@ final class QueueCommandTests: XCTestCase {
         XCTAssertEqual(c.send("moveid 999 0"), "ACK [50@0] {moveid} No such song\n")
     }
 
+    func testShuffleReordersTheListOrAPartOfIt() {
+        let c = filled("a", "b", "c", "d", "e", "f", "g", "h")
+        XCTAssertEqual(c.send("shuffle 2:8"), "OK\n")
+        XCTAssertEqual(Array(files(c).prefix(2)), ["/a", "/b"])
+        XCTAssertEqual(Set(files(c)), Set(["/a", "/b", "/c", "/d", "/e", "/f", "/g", "/h"]))
+        XCTAssertEqual(c.send("shuffle"), "OK\n")
+        XCTAssertEqual(files(c).count, 8)
+        XCTAssertEqual(c.send("shuffle 7:20"), "OK\n", "a range past the end is cut at it")
+        XCTAssertEqual(c.send("shuffle 9:10"), "ACK [2@0] {shuffle} Bad song index\n")
+    }
+
     func testDeleteOneARangeOrAnOpenRange() {
         let c = filled("a", "b", "c", "d", "e")
         XCTAssertEqual(c.send("delete 1"), "OK\n")
