@@ -162,17 +162,18 @@ extension Engine {
 
     mutating func entryEnded(_ id: EntryID, play: Bool, now: MonotonicTime, failed: Bool = false) -> [Effect] {
         if settings.loop == .track, !failed { return start(id, play: play, now: now) }
+        // A failed entry was not played: consume leaves it in the queue.
         if settings.stopAfter != .never, !failed {
             // MPD's single: stop with the entry that ended still current; "oneshot" only this once.
             if settings.stopAfter == .thisEntry { settings.stopAfter = .never }
             enterStopped()
-            return [.backend(.unload)]
+            return [.backend(.unload)] + consumed(id)
         }
         if let next = queue.entry(after: id, wrap: settings.loop == .playlist) {
-            return start(next, play: play, now: now)
+            return start(next, play: play, now: now) + (failed ? [] : consumed(id))
         }
         enterStopped()
-        return [.backend(.unload)]
+        return [.backend(.unload)] + (failed ? [] : consumed(id))
     }
 
     mutating func merge(_ tags: TrackMetadata, into id: EntryID) -> [Effect] {

@@ -72,6 +72,9 @@ extension Engine {
         case .setStopAfter(let mode):
             settings.stopAfter = mode
             return .success([])
+        case .setConsume(let on):
+            settings.consume = on
+            return .success([])
         case .setReplayGain(let mode):
             guard mode != settings.replayGain else { return .success([]) }
             settings.replayGain = mode
@@ -158,7 +161,15 @@ extension Engine {
     mutating func next(now: MonotonicTime) -> [Effect] {
         guard let current = queue.currentID,
               let target = queue.entry(after: current, wrap: settings.loop == .playlist) else { return [] }
-        return move(to: target, now: now)
+        let played = state.token?.entry == current
+        return move(to: target, now: now) + (played ? consumed(current) : [])
+    }
+
+    /// Under consume, takes an entry that was played (to its end, or until Next) out of the queue.
+    mutating func consumed(_ id: EntryID) -> [Effect] {
+        guard settings.consume, queue[id] != nil, state.token?.entry != id else { return [] }
+        queue.remove(id)
+        return [.announce(.trackRemoved(id))]
     }
 
     mutating func previous(now: MonotonicTime) -> [Effect] {

@@ -126,6 +126,7 @@ extension Engine {
         guard let arriving = incoming else { return [] }
         incoming = nil
         failuresInARow = 0
+        let left = state.token?.entry
         var load = CurrentLoad(token: arriving.token)
         load.pending = false
         load.seekable = arriving.seekable
@@ -137,6 +138,7 @@ extension Engine {
         queue.setCurrent(arriving.token.entry)
         lastSave = now
         var effects: [Effect] = []
+        if let left { effects += consumed(left) }
         if let entry = queue[arriving.token.entry], Engine.resumePoint(entry, policy: resumePolicy).finished {
             queue.update(entry.id) { $0.resumeAt = 0 }
             effects.append(.store(.finished(entry.id)))

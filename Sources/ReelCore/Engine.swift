@@ -98,6 +98,7 @@ public struct Engine: Sendable {
             status: state.mprisStatus,
             loop: settings.loop,
             stopAfter: settings.stopAfter,
+            consume: settings.consume,
             shuffle: settings.shuffle,
             rate: settings.rate,
             volume: settings.volume,

@@ -51,6 +51,7 @@ public enum Command: Equatable, Sendable {
     case setLoop(LoopStatus)
     case setShuffle(Bool)
     case setStopAfter(StopAfter)
+    case setConsume(Bool)
     case setReplayGain(ReplayGain)
     /// Shows the video in a window, or hides it while the sound goes on.
     case setVideo(Bool)

@@ -4,6 +4,7 @@ public struct Snapshot: Equatable, Sendable {
     public var status: String
     public var loop: LoopStatus
     public var stopAfter: StopAfter
+    public var consume: Bool
     public var shuffle: Bool
     public var rate: Double
     public var volume: Double
@@ -31,6 +32,9 @@ public struct Settings: Equatable, Sendable {
     public var loop: LoopStatus = .none
     /// Set by the MPD bus; not stored with the queue (MPD keeps it in its state file, reel for the session).
     public var stopAfter = StopAfter.never
+    /// MPD's consume: an entry played to its end, or skipped with Next, leaves the queue.
+    /// Set by the MPD bus, for the session.
+    public var consume = false
     public var shuffle = false
     public var rate = 1.0
     public var volume = 1.0

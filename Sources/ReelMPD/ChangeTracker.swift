@@ -40,7 +40,7 @@ struct ChangeTracker {
             changed.insert(.player)
         }
         if now.volume != last.volume { changed.insert(.mixer) }
-        if now.loop != last.loop || now.stopAfter != last.stopAfter || now.shuffle != last.shuffle || now.replayGain != last.replayGain || now.rate != last.rate {
+        if now.loop != last.loop || now.stopAfter != last.stopAfter || now.consume != last.consume || now.shuffle != last.shuffle || now.replayGain != last.replayGain || now.rate != last.rate {
             changed.insert(.options)
         }
         last = now

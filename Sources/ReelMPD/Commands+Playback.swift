@@ -95,12 +95,9 @@ extension MPDCommands {
             try mpd.run(.setShuffle(try args.bool(0)))
             return Reply()
         },
-        "consume": Entry(arguments: 1...1) { _, args, _ throws(Ack) in
-            switch args[0] {
-            case "0": return Reply()
-            case "1", "oneshot": throw Ack.argument("reel keeps the queue as it plays; consume is not supported")
-            default: throw Ack.argument("Boolean (0/1) expected: \(args[0] ?? "")")
-            }
+        "consume": Entry(arguments: 1...1) { mpd, args, _ throws(Ack) in
+            try mpd.run(.setConsume(try args.bool(0)))   // (oneshot is MPD 0.24's)
+            return Reply()
         },
         "crossfade": Entry(arguments: 1...1) { _, args, _ throws(Ack) in
             guard try args.unsigned(0) == 0 else {

@@ -53,7 +53,7 @@ extension MPDCommands {
         reply.add("repeat", snapshot.loop == .none ? 0 : 1)
         reply.add("random", snapshot.shuffle ? 1 : 0)
         reply.add("single", snapshot.loop == .track ? "1" : Self.single(snapshot.stopAfter))
-        reply.add("consume", 0)
+        reply.add("consume", snapshot.consume ? 1 : 0)
         reply.add("partition", "default")
         reply.add("playlist", changes.version)
         reply.add("playlistlength", snapshot.queueCount)

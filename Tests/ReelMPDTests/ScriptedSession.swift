@@ -10,6 +10,8 @@ final class ScriptedSession: Session {
     private(set) var announcements: [Announcement] = []
     /// Loads the engine asked for, newest last.
     private(set) var loads: [LoadToken] = []
+    /// The entry queued to follow without a gap, as the backend would hold it.
+    private(set) var queued: LoadToken?
 
     var snapshot: Snapshot { engine.snapshot }
     var queue: Queue { engine.queue }
@@ -40,6 +42,17 @@ final class ScriptedSession: Session {
         perform(engine.handle(.restarted(token, position: position), now: now))
     }
 
+    /// The current load's end, and the backend going on to the queued entry by itself.
+    func playIntoQueued() {
+        guard let ending = loads.last, let next = queued else { return }
+        feed(.endOfFile(ending))
+        feed(.started(next))
+        loads.append(next)
+        queued = nil
+        feed(.loaded(next, TrackMetadata(length: 60_000_000), seekable: true))
+        feed(.restarted(next, position: 0))
+    }
+
     /// A backend event, as the player would send it.
     func feed(_ event: BackendEvent) {
         perform(engine.handle(event, now: now))
@@ -58,7 +71,9 @@ final class ScriptedSession: Session {
     private func perform(_ effects: [Effect]) {
         for effect in effects {
             switch effect {
-            case .backend(.load(let token, _, _, _)): loads.append(token)
+            case .backend(.load(let token, _, _, _)): loads.append(token); queued = nil
+            case .backend(.queueNext(let token, _, _)): queued = token
+            case .backend(.unqueueNext), .backend(.unload): queued = nil
             case .announce(let announcement): announcements.append(announcement)
             default: break
             }

@@ -64,6 +64,30 @@ final class StatusCommandTests: XCTestCase {
         XCTAssertEqual(c.send("single maybe"), "ACK [2@0] {single} Boolean (0/1) expected: maybe\n")
     }
 
+    func testConsumeTakesPlayedSongsOutOfTheQueue() {
+        let c = Conversation()
+        c.send("add /a", "add /b", "add /c", "add /d", "consume 1", "play 0")
+        XCTAssertEqual(c.pairs("status")["consume"], "1")
+        c.session.loaded()
+        c.send("next")   // skipped after being played: consumed, as MPD does
+        XCTAssertEqual(c.session.queue.entries.map(\.uri), ["file:///b", "file:///c", "file:///d"])
+        c.session.loaded()
+        c.session.playIntoQueued()   // played to the end, c following without a gap
+        XCTAssertEqual(c.session.queue.entries.map(\.uri), ["file:///c", "file:///d"])
+        XCTAssertEqual(c.session.snapshot.current?.uri, "file:///c")
+        c.session.feed(.failed(c.session.loads.last!, reason: "broken"))   // not played: kept
+        XCTAssertEqual(c.session.queue.entries.map(\.uri), ["file:///c", "file:///d"])
+        XCTAssertEqual(c.session.snapshot.current?.uri, "file:///d")
+        c.session.loaded()
+        c.session.feed(.endOfFile(c.session.loads.last!))   // the last one: playback stops
+        XCTAssertEqual(c.session.queue.entries.map(\.uri), ["file:///c"])
+        XCTAssertEqual(c.pairs("status")["state"], "stop")
+        c.send("consume 0", "play 0")
+        c.session.loaded()
+        c.session.feed(.endOfFile(c.session.loads.last!))
+        XCTAssertEqual(c.session.queue.count, 1, "off again")
+    }
+
     func testSingleStopsAfterTheSongAndOneshotOnlyOnce() {
         let c = Conversation()
         c.send("add /a", "add /b", "add /c", "single oneshot", "play 0")
@@ -87,8 +111,7 @@ final class StatusCommandTests: XCTestCase {
         XCTAssertEqual(c.pairs("getvol")["volume"], "40")
         c.send("volume -50")
         XCTAssertEqual(c.pairs("getvol")["volume"], "0")
-        XCTAssertEqual(c.send("consume 0"), "OK\n")
-        XCTAssertTrue(c.send("consume 1").hasPrefix("ACK [2@0] {consume} "))
+        XCTAssertEqual(c.send("consume oneshot"), "ACK [2@0] {consume} Boolean (0/1) expected: oneshot\n")
         XCTAssertEqual(c.send("crossfade 0"), "OK\n")
         XCTAssertTrue(c.send("crossfade 5").hasPrefix("ACK [2@0] {crossfade} "))
         XCTAssertEqual(c.send("replay_gain_mode album"), "OK\n")
