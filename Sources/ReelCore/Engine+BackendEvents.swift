@@ -112,13 +112,6 @@ extension Engine {
             guard settings.video else { return [] }
             settings.video = false
             return [.backend(.setVideo(false))]
-        case .audio(let token, let format):
-            // The queued entry's arrives while the current one is still heard: it waits with it.
-            if token == incoming?.token { incoming?.audio = format } else if token == state.token { state.load?.audio = format }
-            return []
-        case .bitrate(let token, let kbps):
-            if token == incoming?.token { incoming?.bitrate = kbps } else if token == state.token { state.load?.bitrate = kbps }
-            return []
         }
     }
 

@@ -21,9 +21,6 @@ public struct Incoming: Equatable, Sendable {
     /// 0) by as much of the previous entry as is still to be heard. Nil until
     /// the backend has restarted it.
     public var tracker: PositionTracker?
-    /// What it decodes to, known before it is heard: the current load's once it is.
-    public var audio: AudioFormat?
-    public var bitrate: Int?
 
     /// When it becomes audible, once its position is known.
     public var audibleAt: MonotonicTime? {
@@ -131,8 +128,6 @@ extension Engine {
         load.pending = false
         load.seekable = arriving.seekable
         load.switchedFrom = state.token
-        load.audio = arriving.audio
-        load.bitrate = arriving.bitrate
         let play = state.wantsToPlay
         state = play ? .playing(load) : .paused(load)
         queue.setCurrent(arriving.token.entry)

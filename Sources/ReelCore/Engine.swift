@@ -113,9 +113,7 @@ public struct Engine: Sendable {
             lastError: lastError,
             replayGain: settings.replayGain,
             video: settings.video,
-            activity: activity,
-            audio: state.load?.audio,
-            bitrate: state.load?.bitrate)
+            activity: activity)
     }
 }
 

@@ -122,10 +122,7 @@ public enum BackendEvent: Equatable, Sendable {
     case idle
     /// The user closed the video window.
     case windowClosed
-    /// The format the load decodes to (nil: none, or not known yet).
-    case audio(LoadToken, AudioFormat?)
-    /// The load's bitrate now, in kbit/s (it varies in a VBR file).
-    case bitrate(LoadToken, Int?)
+
 }
 
 /// What the caller must do after a step, in order; each case names its consumer.

@@ -74,9 +74,6 @@ public struct CurrentLoad: Equatable, Sendable {
     var switchedFrom: LoadToken?
     /// A seek asked for while it was still opening: sent once it has started.
     var seekAfterStart: MediaTime?
-    /// What it decodes to, and its bitrate in kbit/s, as the backend last said.
-    public internal(set) var audio: AudioFormat?
-    public internal(set) var bitrate: Int?
 
     public init(token: LoadToken) { self.token = token }
 }

@@ -22,9 +22,7 @@ public struct Snapshot: Equatable, Sendable {
     public var video: Bool
     /// What playback waits for, when it waits: "connecting to HOST", "buffering".
     public var activity: String?
-    /// What the current load decodes to, and its bitrate in kbit/s.
-    public var audio: AudioFormat?
-    public var bitrate: Int?
+
 }
 
 /// User settings that outlive a track.

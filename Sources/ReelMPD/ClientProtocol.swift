@@ -45,8 +45,8 @@ public final class ClientProtocol {
             }
             answerIdle(pending.intersection(subsystems))
         case .list(let ok, var lines, let bytes):
+            mode = .ready   // the case's copy goes: appending does not copy the whole list each line
             if line == "command_list_end" {
-                mode = .ready
                 runList(lines, ok: ok)
             } else if bytes + line.utf8.count > Self.listLimit {
                 closing = true

@@ -55,7 +55,7 @@ extension MPDCommands {
                 reply.add("playtime", songs.compactMap(\.item.duration).reduce(0, +) / 1_000_000)
             }
             guard let group else { add(songs); return reply }
-            let byValue = Dictionary(grouping: songs) { group.values($0.item.metadata).first ?? "" }
+            let byValue = Dictionary(grouping: songs) { group.matchedValues($0.item.metadata).first ?? "" }
             for value in byValue.keys.sorted() {
                 reply.add(group.rawValue, value)
                 add(byValue[value]!)
@@ -157,7 +157,7 @@ extension MPDCommands {
         if let sort {
             let descending = sort.hasPrefix("-")
             let tag = try MPDCommands.tag(String(sort.drop { $0 == "-" }))
-            songs.sort { (tag.values($0.item.metadata).first ?? "") < (tag.values($1.item.metadata).first ?? "") }
+            songs.sort { (tag.matchedValues($0.item.metadata).first ?? "") < (tag.matchedValues($1.item.metadata).first ?? "") }
             if descending { songs.reverse() }
         }
         guard let window else { return (songs[...], at) }
@@ -187,8 +187,8 @@ extension MPDCommands {
         var rows = Set<[String]>()
         for song in songs {
             let metadata = song.item.metadata
-            let keys = groups.map { $0.values(metadata).first ?? "" }
-            for value in tag.values(metadata) { rows.insert(keys + [value]) }
+            let keys = groups.map { $0.matchedValues(metadata).first ?? "" }
+            for value in tag.matchedValues(metadata) { rows.insert(keys + [value]) }
         }
         var previous: [String] = []
         for row in rows.sorted(by: { $0.lexicographicallyPrecedes($1) }) {

@@ -69,8 +69,9 @@ extension MPDCommands {
                 reply.add("time", "\((elapsed + 500_000) / 1_000_000):\(((length ?? 0) + 500_000) / 1_000_000)")
                 reply.add("elapsed", Reply.seconds(elapsed))
                 if let length { reply.add("duration", Reply.seconds(length)) }
-                if let bitrate = snapshot.bitrate { reply.add("bitrate", bitrate) }
-                if let audio = snapshot.audio {
+                let (audio, bitrate) = session.audioNow()
+                if let bitrate { reply.add("bitrate", bitrate) }
+                if let audio {
                     // MPD's notation: rate:bits:channels, "f" for floating-point samples.
                     reply.add("audio", "\(audio.sampleRate):\(audio.bits.map(String.init) ?? "f"):\(audio.channels)")
                 }
@@ -88,7 +89,7 @@ extension MPDCommands {
 
     func stats() -> Reply {
         var reply = Reply()
-        let items = (try? library?.libraryItems(matching: "", offset: 0, limit: Int.max)) ?? []
+        let items = library == nil ? [] : ((try? tree().songs.map(\.item)) ?? [])
         reply.add("artists", Set(items.compactMap(\.artist)).count)
         reply.add("albums", Set(items.compactMap(\.album)).count)
         reply.add("songs", items.count)

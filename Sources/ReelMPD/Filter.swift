@@ -65,7 +65,7 @@ struct Filter: Equatable {
             return file.hasPrefix(prefix) || folder.isEmpty
         case .compare(let field, let op, let value):
             let values: [String] = switch field {
-            case .tag(let tag): tag.values(metadata)
+            case .tag(let tag): tag.matchedValues(metadata)
             case .file: [file]
             case .any: [file] + Tag.allCases.flatMap { $0.values(metadata) }
             case .base: []

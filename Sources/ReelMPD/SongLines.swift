@@ -21,7 +21,14 @@ public enum Tag: String, CaseIterable, Sendable {
         "MUSICBRAINZ_RELEASETRACKID", "MUSICBRAINZ_WORKID",
     ].map { $0.lowercased() })
 
-    /// The tag's values for a track.
+    /// The values a search, a sort or a `list` sees: as MPD does, AlbumArtist
+    /// falls back to Artist for a song that has none (most files have none).
+    func matchedValues(_ metadata: TrackMetadata) -> [String] {
+        let own = values(metadata)
+        return own.isEmpty && self == .albumArtist ? Tag.artist.values(metadata) : own
+    }
+
+    /// The tag's values for a track, as its song lines show them.
     func values(_ metadata: TrackMetadata) -> [String] {
         switch self {
         case .artist: metadata.artists

@@ -146,6 +146,10 @@ final class Daemon: Session {
 
     func quit() { quitting = true }
 
+    func audioNow() -> (format: AudioFormat?, bitrate: Int?) {
+        engine.state.token == nil ? (nil, nil) : backend.audioNow()
+    }
+
     // MARK: Effects
 
     /// What performing effects gave back for the engine: a backend's

@@ -156,21 +156,4 @@ final class EngineGaplessTests: XCTestCase {
         h.tick(ms: 100)
         XCTAssertEqual(h.position, 42_000_000)
     }
-
-    func testTheQueuedEntrysFormatIsShownWhenItIsHeard() {
-        var h = Harness(uris: ["file:///1.flac", "file:///2.flac"], play: true)
-        h.finishLoad()
-        let first = AudioFormat(sampleRate: 44100, bits: 16, channels: 2)
-        h.event(.audio(h.token, first))
-        XCTAssertEqual(h.engine.snapshot.audio, first)
-        let queued = h.backend.queued!.token
-        let second = AudioFormat(sampleRate: 48000, bits: 24, channels: 2)
-        h.playIntoQueued(tail: 300_000)
-        h.event(.audio(queued, second))
-        h.event(.bitrate(queued, 900))
-        XCTAssertEqual(h.engine.snapshot.audio, first, "the end of entry 1 is still heard")
-        h.tick(ms: 300)
-        XCTAssertEqual(h.engine.snapshot.audio, second)
-        XCTAssertEqual(h.engine.snapshot.bitrate, 900)
-    }
 }

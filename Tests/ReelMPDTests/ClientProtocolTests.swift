@@ -29,6 +29,13 @@ final class ClientProtocolTests: XCTestCase {
         XCTAssertEqual(c.send("command_list_end"), "ACK [1@0] {command_list_end} not in command list mode\n")
     }
 
+    func testALongCommandListRunsWhole() {
+        let c = Conversation()
+        let reply = c.send(["command_list_ok_begin"] + Array(repeating: "ping", count: 20_000) + ["command_list_end"])
+        XCTAssertEqual(reply.split(separator: "\n").count, 20_001)
+        XCTAssertTrue(reply.hasSuffix("list_OK\nOK\n"))
+    }
+
     func testIdleWaitsForAChangeAndNoidleEndsIt() {
         let c = Conversation()
         XCTAssertEqual(c.send("idle"), "", "nothing changed yet: idle waits")

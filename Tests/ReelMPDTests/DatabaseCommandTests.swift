@@ -99,6 +99,10 @@ final class DatabaseCommandTests: XCTestCase {
             """)
         XCTAssertEqual(lines(c, "list album artist Abba", "Album"), ["Arrival", "Gold"])
         XCTAssertEqual(c.send("list mood"), "ACK [2@0] {list} Unknown tag type: mood\n")
+        // As in MPD, a song without AlbumArtist is listed and found under its Artist.
+        XCTAssertEqual(lines(c, "list albumartist", "AlbumArtist"), ["AC/DC", "Abba", "Pod"])
+        XCTAssertEqual(lines(c, "find albumartist Abba", "Title").count, 3)
+        XCTAssertEqual(lines(c, #"lsinfo "Abba/Gold/02 Waterloo.ogg""#, "AlbumArtist"), [], "but not shown as its own")
     }
 
     func testUpdateReimportsOffTheLoopAndAnnouncesTheEnd() {

@@ -31,6 +31,9 @@ final class ScriptedSession: Session {
     func expand(_ text: String) -> Result<[String], URIProblem> { validate(text).map { [$0] } }
     var libraryError: String? { nil }
     var controlAddresses: [String] { [] }
+    /// What the player would say it decodes.
+    var audio: (format: AudioFormat?, bitrate: Int?) = (nil, nil)
+    func audioNow() -> (format: AudioFormat?, bitrate: Int?) { audio }
     /// Covers by URI or path.
     var covers: [String: String] = [:]
     func coverArt(for uri: String) -> String? { covers[uri] }
@@ -98,7 +101,10 @@ final class Conversation {
 
     /// Sends lines; returns everything the client was answered.
     @discardableResult
-    func send(_ lines: String...) -> String {
+    func send(_ lines: String...) -> String { send(lines) }
+
+    @discardableResult
+    func send(_ lines: [String]) -> String {
         for line in lines { client.receive(Substring(line)) }
         return String(decoding: client.takeOutput(), as: UTF8.self)
     }
