@@ -45,7 +45,7 @@ let package = Package(
         .testTarget(name: "ReelHarnessTests", dependencies: ["ReelHarness", "ReelCore", "ReelDBus", "ReelMPRIS"]),
         .testTarget(name: "ReelLibraryTests", dependencies: ["ReelLibrary", "ReelCore", "ReelSQLite", "ReelHarness"]),
         .testTarget(name: "ReelCacheTests", dependencies: ["ReelCache", "ReelCore", "ReelHarness"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["ReelCore", "ReelDBus", "ReelMPRIS", "ReelHarness", "ReelLibrary", "ReelCache", "ReelSQLite"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["ReelCore", "ReelDBus", "ReelMPRIS", "ReelMPD", "ReelHarness", "ReelLibrary", "ReelCache", "ReelSQLite"]),
     ],
     swiftLanguageModes: [.v6]
 )

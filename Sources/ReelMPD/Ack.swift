@@ -17,7 +17,9 @@ public struct Ack: Error, Equatable, Sendable {
 
     /// The line a client reads; `index` is the command's place in a command list (0 outside one).
     public func line(command: String, index: Int) -> String {
-        "ACK [\(code.rawValue)@\(index)] {\(command)} \(Reply.oneLine(message))\n"
+        var text = Array("ACK [\(code.rawValue)@\(index)] {\(command)} ".utf8)
+        Reply.appendOneLine(message, to: &text)
+        return String(decoding: text, as: UTF8.self) + "\n"
     }
 
     static func argument(_ message: String) -> Ack { Ack(.argument, message) }

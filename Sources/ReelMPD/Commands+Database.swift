@@ -80,8 +80,8 @@ extension MPDCommands {
     /// A folder as clients write it: "/" and a trailing slash mean the same as without.
     static func folderName(_ text: String) -> String {
         var name = Substring(text)
+        while name.hasPrefix("/") { name = name.dropFirst() }
         while name.hasSuffix("/") { name = name.dropLast() }
-        while name.hasPrefix("/") && !text.hasPrefix("//") { name = name.dropFirst() }
         return String(name)
     }
 
@@ -90,9 +90,9 @@ extension MPDCommands {
         return tag
     }
 
-    /// The library, or why there is none.
+    /// Every item of the library.
     func items() throws(Ack) -> [LibraryItem] {
-        guard let library else { throw Ack(.system, session.libraryError ?? "reel runs without a library") }
+        let library = try requireLibrary()
         do { return try library.libraryItems(matching: "", offset: 0, limit: -1) } catch {
             throw Ack(.system, "the library cannot be read: \(error)")
         }
@@ -166,7 +166,7 @@ extension MPDCommands {
 
     /// Queues library items at a position as `add` takes it (nil: at the end).
     func queue(_ items: [LibraryItem], at position: String?) throws(Ack) {
-        guard let library else { throw Ack(.system, "reel runs without a library") }
+        let library = try requireLibrary()
         guard !items.isEmpty else { return }
         let (after, atStart) = try place(position)
         switch library.queueLibraryItems(items, after: after, atStart: atStart) {
@@ -203,7 +203,7 @@ extension MPDCommands {
 
     /// `update [URI]`: re-imports the music directory, or a folder or file of it, off the loop.
     func update(_ name: String?) throws(Ack) -> Reply {
-        guard let library else { throw Ack(.system, "reel runs without a library") }
+        let library = try requireLibrary()
         guard updating == nil else { throw Ack(.updateAlready, "Already updating") }
         let tree = try tree()
         let target = name.map(Self.folderName) ?? ""

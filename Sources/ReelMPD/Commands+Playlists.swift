@@ -66,8 +66,14 @@ extension MPDCommands {
         return name
     }
 
-    func withLibrary<T>(_ body: (any LibrarySession) throws -> T) throws(Ack) -> T {
+    /// The library, or why there is none.
+    func requireLibrary() throws(Ack) -> any LibrarySession {
         guard let library else { throw Ack(.system, session.libraryError ?? "reel runs without a library") }
+        return library
+    }
+
+    func withLibrary<T>(_ body: (any LibrarySession) throws -> T) throws(Ack) -> T {
+        let library = try requireLibrary()
         do { return try body(library) } catch { throw Ack(.system, "the library: \(error)") }
     }
 
@@ -105,10 +111,10 @@ extension MPDCommands {
         } else {
             throw Ack.noExist("No such file")
         }
-        guard let art = session.coverArt(for: target), art.lowercased().hasPrefix("file://"),
-              let path = URLParts.percentDecoded(art.dropFirst(7).drop { $0 != "/" }) else {
+        guard let art = session.coverArt(for: target), art.lowercased().hasPrefix("file://") else {
             throw Ack.noExist("No file exists")
         }
+        let path = SongLines.file(art)
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw Ack.noExist("No file exists") }
         defer { close(fd) }

@@ -144,38 +144,29 @@ extension MPDCommands {
     /// Where `add URI POSITION` puts songs: absolute, `+N` after the current
     /// song or `-N` before it; nil: at the end. As the entry to follow, or the start.
     func place(_ position: String?) throws(Ack) -> (after: EntryID?, atStart: Bool) {
-        let queue = self.queue
         guard let position else { return (nil, false) }
-        var index: Int
-        if let sign = position.first, sign == "+" || sign == "-" {
-            guard let offset = Int(position.dropFirst()), offset >= 0 else { throw Ack.argument("Integer expected: \(position)") }
-            guard let current = queue.currentID.flatMap(queue.index(of:)) else {
-                throw Ack(.playerSync, "No current song")
-            }
-            index = sign == "+" ? current + 1 + offset : current - offset
-        } else {
-            guard let absolute = Int(position) else { throw Ack.argument("Integer expected: \(position)") }
-            index = absolute
-        }
+        let index = try self.index(position)
         guard (0...queue.count).contains(index) else { throw Ack.argument("Bad song index") }
         return index == 0 ? (nil, true) : (queue.entries[index - 1].id, false)
     }
 
     /// Where a moved run of `count` songs goes: absolute or relative to the current song.
     func target(_ text: String, count: Int) throws(Ack) -> Int {
-        let queue = self.queue
-        let index: Int
-        if let sign = text.first, sign == "+" || sign == "-" {
-            guard let offset = Int(text.dropFirst()), let current = queue.currentID.flatMap(queue.index(of:)) else {
-                throw Ack.argument("Bad position: \(text)")
-            }
-            index = sign == "+" ? current + 1 + offset : current - offset
-        } else {
-            guard let absolute = Int(text) else { throw Ack.argument("Integer expected: \(text)") }
-            index = absolute
-        }
+        let index = try self.index(text)
         guard index >= 0, index + count <= queue.count else { throw Ack.argument("Bad song index") }
         return index
+    }
+
+    /// A queue position as MPD writes one: `N`, `+N` (N after the current song) or `-N` (N before it).
+    private func index(_ text: String) throws(Ack) -> Int {
+        guard let sign = text.first, sign == "+" || sign == "-" else {
+            guard let absolute = Int(text) else { throw Ack.argument("Integer expected: \(text)") }
+            return absolute
+        }
+        guard let offset = Int(text.dropFirst()), offset >= 0 else { throw Ack.argument("Integer expected: \(text)") }
+        let queue = self.queue
+        guard let current = queue.currentID.flatMap(queue.index(of:)) else { throw Ack(.playerSync, "No current song") }
+        return sign == "+" ? current + 1 + offset : current - offset
     }
 
     /// Moves a run of songs so that it starts at `target`, in its order.

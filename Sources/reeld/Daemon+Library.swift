@@ -114,9 +114,7 @@ extension Daemon: LibrarySession {
     func coverArt(for text: String) -> String? {
         let uri = text.hasPrefix("/") ? URL(fileURLWithPath: text).absoluteString : text
         if let entry = engine.queue.entries.first(where: { $0.uri == uri }), let art = entry.metadata.artURL { return art }
-        if let item = try? library.library?.knownItems(forURIs: [uri]).first ?? nil, let cover = item.cover {
-            return cover.hasPrefix("/") ? URL(fileURLWithPath: cover).absoluteString : cover
-        }
+        if let item = try? library.library?.knownItems(forURIs: [uri]).first ?? nil, let art = item.metadata.artURL { return art }
         return CoverArt.beside(uri)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import ReelCore
 import ReelHarness
+import ReelMPD
 import XCTest
 
 /// The MPD bus under abuse: random requests, silent and greedy clients,
@@ -83,7 +84,7 @@ final class MPDHostileTests: DaemonTestCase {
         try startWithMPD([], ["--paused"])
         let many = (0..<2_000).map { _ in media.tones[0].path }
         let filler = try MPDClient(path: socketPath)
-        filler.send("command_list_begin\n" + many.map { "add \(RequestLineQuote.quote($0))\n" }.joined() + "command_list_end\n")
+        filler.send("command_list_begin\n" + many.map { "add \(RequestLine.quote($0))\n" }.joined() + "command_list_end\n")
         XCTAssertEqual(filler.reply(timeout: 30), ["OK"])
         let greedy = try MPDClient(path: socketPath)
         for _ in 0..<20 { greedy.send("playlistinfo\n") }   // ~6 MB of replies it does not read yet
@@ -93,12 +94,5 @@ final class MPDHostileTests: DaemonTestCase {
         var songs = 0
         while songs < 20 * 2000, let line = greedy.readLine(timeout: 30) { if line.hasPrefix("Id: ") { songs += 1 } }
         XCTAssertEqual(songs, 20 * 2000)
-    }
-}
-
-/// MPD's quoting, as clients write it.
-enum RequestLineQuote {
-    static func quote(_ text: String) -> String {
-        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
     }
 }
