@@ -122,7 +122,6 @@ public enum BackendEvent: Equatable, Sendable {
     case idle
     /// The user closed the video window.
     case windowClosed
-
 }
 
 /// What the caller must do after a step, in order; each case names its consumer.

@@ -237,8 +237,9 @@ public final class MPVBackend {
         return MPVNode.array(node).map { MPVNode.map($0)["id"].flatMap(MPVNode.int64) }
     }
 
-    /// The format the playing file decodes to and its bitrate now (kbit/s), read when asked:
-    /// observing `audio-params` made Position run up to 90 ms ahead of what PipeWire played.
+    /// The format the playing file decodes to and its bitrate now (kbit/s), read when asked
+    /// rather than observed: `audio-bitrate` changes with every packet, and while `audio-params`
+    /// was observed Position on PipeWire looked further ahead (not established; docs/status.md).
     public func audioNow() -> (format: AudioFormat?, bitrate: Int?) {
         var node = mpv_node()
         var format: AudioFormat?

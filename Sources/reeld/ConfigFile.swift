@@ -47,8 +47,8 @@ enum ConfigFile {
                 options.mpdPassword = parts[1]
             case ("mpd-timeout", let value) where Int64(value).map({ (1...86_400).contains($0) }) == true:
                 options.mpdTimeout = Int64(value)!
-            case ("ao", _), ("vo", _), ("mpd-listen", _), ("mpd-password", _), ("mpd-timeout", _), ("video", _), ("replaygain", _), ("network-timeout", _), ("cache-size", _), ("readahead", _),
-                 ("resume", _), ("resume-min-length", _):
+            case ("ao", _), ("vo", _), ("video", _), ("replaygain", _), ("network-timeout", _), ("cache-size", _), ("readahead", _),
+                 ("resume", _), ("resume-min-length", _), ("mpd-listen", _), ("mpd-password", _), ("mpd-timeout", _):
                 warnings.append("\(at): bad value for \(parts[0]): \(parts[1])")
             default:
                 warnings.append("\(at): unknown setting \(parts[0]) (known: ao, vo, video, replaygain, network-timeout, "

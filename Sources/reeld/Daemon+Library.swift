@@ -39,7 +39,7 @@ extension Daemon: LibrarySession {
 
     func removeLibraryItem(_ id: Int64) throws -> Bool {
         let removed = try store.remove(id: id)
-        if removed { catalogueChanged() }
+        if removed { catalogueRevision += 1 }
         return removed
     }
 
@@ -50,13 +50,17 @@ extension Daemon: LibrarySession {
     }
 
     func playLibraryItems(_ items: [LibraryItem]) -> Int {
-        let entries = items.map(library.entry(for:))
-        _ = run(.add(entries: entries, after: nil, atStart: false, play: true))
-        return entries.count
+        _ = add(items, after: nil, atStart: false, play: true)
+        return items.count
     }
 
     func queueLibraryItems(_ items: [LibraryItem], after: EntryID?, atStart: Bool) -> Result<Void, CommandError> {
-        run(.add(entries: items.map(library.entry(for:)), after: after, atStart: atStart, play: false))
+        add(items, after: after, atStart: atStart, play: false)
+    }
+
+    /// Queues library items as entries with their tags and stored positions.
+    private func add(_ items: [LibraryItem], after: EntryID?, atStart: Bool, play: Bool) -> Result<Void, CommandError> {
+        run(.add(entries: items.map(library.entry(for:)), after: after, atStart: atStart, play: play))
     }
 
     func importItems(_ inputs: [String], progress: @escaping (Int, Int) -> Void,
@@ -100,9 +104,10 @@ extension Daemon: LibrarySession {
     func playlistItems(id: Int64) throws -> [LibraryItem] { try store.playlist(id: id) }
 
     func removePlaylist(id: Int64) throws -> Bool {
+        let removed = try store.removePlaylist(id: id)
         if activePlaylist?.id == id { activePlaylist = nil }
         playlistRevision += 1
-        return try store.removePlaylist(id: id)
+        return removed
     }
 
     func renamePlaylist(id: Int64, to name: String) throws {

@@ -40,7 +40,8 @@ final class Daemon: Session {
     private var jobs: [Int: (progress: (Int, Int) -> Void, done: (ImportSummary) -> Void)] = [:]
     private var nextJob = 0
     var activePlaylist: PlaylistInfo?
-    private(set) var catalogueRevision = 0
+    /// What the buses tell their clients changed in the library (LibrarySession).
+    var catalogueRevision = 0
     var playlistRevision = 0
     /// REEL_TRACE=1 logs every backend event.
     private let trace = ProcessInfo.processInfo.environment["REEL_TRACE"] != nil
@@ -127,9 +128,6 @@ final class Daemon: Session {
             }
         }
     }
-
-    /// An item removed from the library: what the buses show of it is stale.
-    func catalogueChanged() { catalogueRevision += 1 }
 
     /// A forgotten position also stops applying to entries already queued.
     func forgetPosition(ofItem item: Int64) {
