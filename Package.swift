@@ -31,7 +31,9 @@ let package = Package(
         .target(name: "ReelMPV", dependencies: ["ReelCore", "ReelSystem", "CMPV"]),
         // The MPD protocol: a second control bus over the same session as MPRIS.
         .target(name: "ReelMPD", dependencies: ["ReelCore", "ReelSystem"]),
-        .executableTarget(name: "reeld", dependencies: ["ReelCore", "ReelSystem", "ReelDBus", "ReelMPRIS", "ReelMPD", "ReelMPV", "ReelLibrary", "ReelCache", "CLinux"]),
+        // Sound for Snapcast: the relay from mpv's FIFO into snapserver's pipe or TCP source.
+        .target(name: "ReelSnapcast", dependencies: ["ReelCore", "ReelSystem", "CLinux"]),
+        .executableTarget(name: "reeld", dependencies: ["ReelCore", "ReelSystem", "ReelDBus", "ReelMPRIS", "ReelMPD", "ReelMPV", "ReelSnapcast", "ReelLibrary", "ReelCache", "CLinux"]),
         .target(name: "ReelCLI", dependencies: ["ReelCore", "ReelDBus"]),
         .executableTarget(name: "reel", dependencies: ["ReelCLI", "ReelDBus"]),
         .target(name: "ReelHarness", dependencies: ["ReelCore", "ReelSystem", "ReelDBus", "ReelMPRIS"]),
@@ -41,6 +43,7 @@ let package = Package(
         .testTarget(name: "ReelDBusTests", dependencies: ["ReelDBus"]),
         .testTarget(name: "ReelCLITests", dependencies: ["ReelCLI", "ReelCore"]),
         .testTarget(name: "ReelMPDTests", dependencies: ["ReelMPD", "ReelCore"]),
+        .testTarget(name: "ReelSnapcastTests", dependencies: ["ReelSnapcast", "ReelSystem", "ReelCore"]),
         .testTarget(name: "ReelMPRISTests", dependencies: ["ReelMPRIS", "ReelCore", "ReelDBus"]),
         .testTarget(name: "ReelHarnessTests", dependencies: ["ReelHarness", "ReelCore", "ReelDBus", "ReelMPRIS"]),
         .testTarget(name: "ReelLibraryTests", dependencies: ["ReelLibrary", "ReelCore", "ReelSQLite", "ReelHarness"]),

@@ -13,3 +13,19 @@ static inline int reel_start_writeback(int fd, long long offset, long long count
 static inline void reel_name_thread(const char *name) {
     pthread_setname_np(pthread_self(), name);
 }
+#include <sys/ioctl.h>
+#include <linux/sockios.h>
+// Bytes waiting in a pipe (either end) or unread in a socket.
+static inline int reel_bytes_queued(int fd) {
+    int n = 0;
+    return ioctl(fd, FIONREAD, &n) == 0 ? n : -1;
+}
+// Bytes a TCP socket has not had acknowledged yet.
+static inline int reel_bytes_unsent(int fd) {
+    int n = 0;
+    return ioctl(fd, SIOCOUTQ, &n) == 0 ? n : -1;
+}
+// A pipe's capacity; the kernel rounds it up to a page (and refuses to shrink below what it holds).
+static inline int reel_set_pipe_size(int fd, int size) {
+    return fcntl(fd, F_SETPIPE_SZ, size);
+}

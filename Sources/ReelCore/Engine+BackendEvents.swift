@@ -108,6 +108,10 @@ extension Engine {
                 $0.metadata.station = station
             }
             return [.announce(.trackMetadataChanged(token.entry)), .store(.learned(token.entry))]
+        case .outputProblem(let problem):
+            guard problem != outputProblem else { return [] }
+            outputProblem = problem
+            return [.log(problem.map { "the audio output stopped: \($0)" } ?? "the audio output takes audio again")]
         case .windowClosed:
             guard settings.video else { return [] }
             settings.video = false

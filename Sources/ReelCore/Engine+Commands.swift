@@ -114,7 +114,8 @@ extension Engine {
         switch state {
         case .playing(let t), .buffering(let t):
             state = .paused(t)
-            if !t.seekInFlight { tracker.freeze(now: now) }
+            // What the output already holds is still heard: the sound stops that much later.
+            if !t.seekInFlight { tracker.freeze(now: now, playingOutFor: outputDelay) }
             tellWidgets(now: now)
             return [.backend(.setPaused(true))] + save(now: now)
         case .loading(let t, true):

@@ -29,6 +29,12 @@ public struct Engine: Sendable {
     /// Set at start-up from the configuration.
     public var resumePolicy = ResumePolicy.standard
     public internal(set) var lastError: String?
+    /// Why the audio output takes no audio now; shown as the last error while it lasts.
+    public internal(set) var outputProblem: String?
+    /// How long the audio output takes to play out what it was given (snapserver's
+    /// buffer and the pipes into it); 0 for a sound server, which holds its buffer
+    /// while paused. A pause holds the position where the sound will stop.
+    public var outputDelay: MediaTime = 0
     /// The entry queued in the backend to follow the current one without a gap.
     public internal(set) var queuedNext: QueuedNext?
     /// The queued entry once the backend has moved on to it, until it is heard.
@@ -110,7 +116,7 @@ public struct Engine: Sendable {
             canSeek: state.load?.seekable ?? false,
             queueRevision: queue.revision,
             queueCount: queue.count,
-            lastError: lastError,
+            lastError: outputProblem ?? lastError,
             replayGain: settings.replayGain,
             video: settings.video,
             activity: activity)

@@ -122,6 +122,8 @@ public enum BackendEvent: Equatable, Sendable {
     case idle
     /// The user closed the video window.
     case windowClosed
+    /// The audio output stopped taking audio, and why (snapserver gone); nil when it takes it again.
+    case outputProblem(String?)
 }
 
 /// What the caller must do after a step, in order; each case names its consumer.

@@ -45,9 +45,10 @@ public struct PositionTracker: Equatable, Sendable {
         reset(awaiting: false)
     }
 
-    /// Holds where it is now: a pause or a stall.
-    public mutating func freeze(now: MonotonicTime) {
-        hold(at: anchor.position(at: now), now: now)
+    /// Holds where it is now: a pause or a stall. With `playingOutFor`, where
+    /// it will be once an output that cannot hold its buffer has played it out.
+    public mutating func freeze(now: MonotonicTime, playingOutFor delay: MediaTime = 0) {
+        hold(at: anchor.position(at: now + MonotonicTime(delay)), now: now)
     }
 
     /// Holds at `position` until the samples show that the audio runs.

@@ -1,8 +1,9 @@
 import Foundation
 import ReelCore
 
-/// What a sound server's monitor heard: mono 16-bit samples, each mapped
-/// to the monotonic clock, with the questions the tests ask of it.
+/// What a sound server's monitor heard (or a snapclient played): mono
+/// 16-bit samples, each mapped to the monotonic clock, with the questions
+/// the tests ask of it.
 public final class Recording: @unchecked Sendable {
     // @unchecked: the reader thread and the test share `data` and `arrivals` under `lock`; the rest is set in stop().
     public static let rate = 48_000
@@ -21,8 +22,14 @@ public final class Recording: @unchecked Sendable {
     /// sample, clock time sample 0 would have had). A server sends nothing
     /// from its monitor while nothing plays, so each stretch needs its own origin.
     private var runs: [(first: Int, origin: MonotonicTime)] = []
+    /// Interleaved channels in what the tool writes; the first is kept.
+    private let channels: Int
+    /// How long after a chunk arrives its last sample is played (0: it was already heard).
+    private let lead: MonotonicTime
 
-    init(_ tool: String, _ args: [String], environment: [String: String]) throws {
+    init(_ tool: String, _ args: [String], environment: [String: String], channels: Int = 1, lead: MonotonicTime = 0) throws {
+        self.channels = channels
+        self.lead = lead
         process.executableURL = URL(fileURLWithPath: tool)
         process.arguments = args
         process.environment = environment
@@ -77,18 +84,19 @@ public final class Recording: @unchecked Sendable {
         _ = finished.wait(timeout: .now() + 5)
         lock.lock()
         defer { lock.unlock() }
-        samples = data.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+        let all = data.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+        samples = channels == 1 ? all : stride(from: 0, to: all.count - channels + 1, by: channels).map { all[$0] }
         let perSample = 1_000_000.0 / Double(Recording.rate)
         runs = []
         var received = 0
         for (arrival, bytes) in arrivals {
-            let origin = arrival - MonotonicTime(Double(bytes / 2) * perSample)
+            let origin = arrival + lead - MonotonicTime(Double(bytes / 2 / channels) * perSample)
             if let last = runs.last, origin - last.origin <= 20_000 {
                 runs[runs.count - 1].origin = min(last.origin, origin)
             } else {
                 runs.append((received, origin))
             }
-            received = bytes / 2
+            received = bytes / 2 / channels
         }
         if runs.isEmpty { runs = [(0, 0)] }
     }
@@ -151,7 +159,7 @@ public final class Recording: @unchecked Sendable {
             samples[i..<i + window].contains { $0 > Recording.threshold || $0 < -Recording.threshold }
         }) else { return nil }
         lock.lock()
-        let points = arrivals.map { (t: Double($0.0), n: Double($0.1 / 2)) }
+        let points = arrivals.map { (t: Double($0.0 + lead), n: Double($0.1 / 2 / channels)) }
         lock.unlock()
         // The least-delayed arrival of each second: smallest t - n/rate.
         var earliest: [Int: (t: Double, n: Double)] = [:]

@@ -45,6 +45,15 @@ public final class MPVBackend {
     private var cacheHadRoom = true
     /// The on_load hook mpv waits on while the cache looks at a URL.
     private var pendingHook: (id: UInt64, url: String)?
+    /// Where the sound goes instead of a sound server (snapserver's pipe), and what it reports.
+    private let sink: (any AudioSink)?
+    private let sinkNews: Mailbox<SinkNews>
+    enum SinkNews: Sendable { case lost(String), back }
+    /// While the sink passes nothing on, mpv is held paused; playback then
+    /// goes on from the position last heard (the rest never reached a room).
+    private var sinkLost: (problem: String, heard: (token: LoadToken, position: MediaTime)?)?
+    /// The last position heard, of the entry it belongs to.
+    private var lastHeard: (token: LoadToken, position: MediaTime)?
 
     private enum Observed: UInt64 { case timePos = 1, pausedForCache = 2, audioPts = 3, metadata = 4 }
     /// Whether the playing file's position samples come from `audio-pts`, the
@@ -61,12 +70,15 @@ public final class MPVBackend {
         public var networkTimeout: Int
         /// What remote media are read through (the cache); nil lets mpv fetch them.
         public var streams: (any StreamSource)?
+        /// Where the sound goes instead of a sound server; it overrides `audioOutput`.
+        public var sink: (any AudioSink)?
         public init(audioOutput: String? = nil, videoOutput: String? = nil, networkTimeout: Int = 15,
-                    streams: (any StreamSource)? = nil) {
+                    streams: (any StreamSource)? = nil, sink: (any AudioSink)? = nil) {
             self.audioOutput = audioOutput
             self.videoOutput = videoOutput
             self.networkTimeout = networkTimeout
             self.streams = streams
+            self.sink = sink
         }
     }
 
@@ -87,6 +99,10 @@ public final class MPVBackend {
         stream = options.streams.map(CacheStream.init(source:))
         let newsInbox = streamNews
         stream?.onNews = { url, news in newsInbox.post((url, news)) }
+        sink = options.sink
+        sinkNews = Mailbox(waking: wakeup)
+        let sinkInbox = sinkNews
+        sink?.onChange = { problem in sinkInbox.post(problem.map(SinkNews.lost) ?? .back) }
 
         var settings: [(String, String)] = [
             ("idle", "yes"), ("terminal", "no"), ("config", "no"), ("load-scripts", "no"), ("ytdl", "no"),
@@ -101,7 +117,11 @@ public final class MPVBackend {
             ("vid", "no"), ("force-window", "no"), ("title", "${media-title} - reel"),
             ("network-timeout", String(options.networkTimeout)),
         ]
-        if let ao = options.audioOutput { settings.append(("ao", ao)) }
+        if let sink {
+            settings += Self.sinkSettings(fifo: sink.fifoPath)
+        } else if let ao = options.audioOutput {
+            settings.append(("ao", ao))
+        }
         if let vo = options.videoOutput { settings.append(("vo", vo)) }
         for (name, value) in settings {
             let rc = mpv_set_option_string(handle, name, value)
@@ -145,9 +165,10 @@ public final class MPVBackend {
         switch request {
         case .load(let token, let uri, let start, let paused):
             releaseHook()
-            setFlag("pause", paused)
+            setFlag("pause", paused || sinkLost != nil)
             self.paused = paused
             pausedSeekTarget = nil
+            lastHeard = nil
             guard let id = loadFile(uri, mode: "replace", start: start) else {
                 return [.failed(token, reason: lastCommandError)]
             }
@@ -170,7 +191,7 @@ public final class MPVBackend {
             command(["stop"])
             pausedSeekTarget = nil
         case .setPaused(let paused):
-            var flag: Int32 = paused ? 1 : 0
+            var flag: Int32 = paused || sinkLost != nil ? 1 : 0
             mpv_set_property_async(handle, 0, "pause", MPV_FORMAT_FLAG, &flag)
             self.paused = paused
             if !paused { pausedSeekTarget = nil }
@@ -275,6 +296,7 @@ public final class MPVBackend {
         for (hook, url, kind) in classified.take() where pendingHook?.id == hook {
             continueHook(url, kind)
         }
+        for news in sinkNews.take() { events += sinkChanged(news) }
         for (url, news) in streamNews.take() {
             switch news {
             case .stalled(let stalled):
@@ -468,7 +490,11 @@ public final class MPVBackend {
 
     private func sample(_ seconds: Double, _ token: LoadToken) -> BackendEvent? {
         if let pausedSeekTarget { return .position(token, pausedSeekTarget) }
-        return MediaTime.fromSeconds(seconds).map { .position(token, $0) }
+        // mpv counts audio as played once the sink took it; it is heard after the sink's delay.
+        guard let played = MediaTime.fromSeconds(seconds) else { return nil }
+        let heard = played - (sink?.delay() ?? 0)
+        if token == currentToken { lastHeard = (token, heard) }
+        return .position(token, heard)
     }
 
     private func loadedMetadata() -> TrackMetadata {
@@ -553,5 +579,51 @@ extension MPVBackend {
         default: nil   // float, double
         }
         return AudioFormat(sampleRate: Int(rate), bits: bits, channels: Int(channels))
+    }
+}
+
+// MARK: The sink
+
+extension MPVBackend {
+    /// mpv's settings for a sink: SDL's disk driver writes into the sink's FIFO.
+    /// Unlike mpv's own `pcm` output, it runs on a thread of its own outside
+    /// mpv's locks (`pcm` writes from inside them: while a full FIFO blocks it,
+    /// every call into mpv waits, up to 2.6 s measured). It never sleeps
+    /// between its periods of 512 samples (10.7 ms): a full FIFO holds it
+    /// back, so that the sink's reader sets the pace (with SDL's own 10 ms
+    /// waits, snapserver found the pipe short every other chunk).
+    static func sinkSettings(fifo: String) -> [(String, String)] {
+        // Read by SDL when mpv opens its audio output; set before anything else runs.
+        setenv("SDL_AUDIODRIVER", "disk", 1)
+        setenv("SDL_DISKAUDIOFILE", fifo, 1)
+        setenv("SDL_DISKAUDIODELAY", "0", 1)
+        return [("ao", "sdl"), ("sdl-buflen", "0.01"), ("audio-format", "s16"), ("audio-samplerate", "48000"),
+                ("audio-channels", "stereo")]
+    }
+
+    /// The sink stopped passing audio on: mpv holds (the position stays where
+    /// it was heard) until it takes audio again, then goes on from there.
+    func sinkChanged(_ news: SinkNews) -> [BackendEvent] {
+        switch news {
+        case .lost(let problem):
+            let first = sinkLost == nil
+            sinkLost = (problem, sinkLost?.heard ?? lastHeard)
+            setFlag("pause", true)
+            var events: [BackendEvent] = [.outputProblem(problem)]
+            if first, !paused, let token = currentToken { events.append(.buffering(token, true)) }
+            return events
+        case .back:
+            guard let lost = sinkLost else { return [] }
+            sinkLost = nil
+            if let heard = lost.heard, heard.token == currentToken, flag("seekable") == true {
+                // What was in the pipes and the server's buffer never reached a room: play it again.
+                pausedSeekTarget = paused ? heard.position : nil
+                commandAsync(["seek", seconds(max(heard.position, 0)), "absolute+exact"])
+            }
+            setFlag("pause", paused)
+            var events: [BackendEvent] = [.outputProblem(nil)]
+            if !paused, let token = currentToken { events.append(.buffering(token, false)) }
+            return events
+        }
     }
 }

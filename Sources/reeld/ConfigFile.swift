@@ -3,6 +3,7 @@ import Glibc
 import ReelSystem
 import ReelCore
 import ReelMPD
+import ReelSnapcast
 
 /// `$XDG_CONFIG_HOME/reel/reeld.conf`: defaults for reeld's options, one
 /// `key = value` a line, `#` starts a comment. The command line wins.
@@ -47,12 +48,20 @@ enum ConfigFile {
                 options.mpdPassword = parts[1]
             case ("mpd-timeout", let value) where Int64(value).map({ (1...86_400).contains($0) }) == true:
                 options.mpdTimeout = Int64(value)!
-            case ("ao", _), ("vo", _), ("video", _), ("replaygain", _), ("network-timeout", _), ("cache-size", _), ("readahead", _),
+            case ("output", _):
+                switch Options.output(parts[1]) {
+                case .success(let target): options.snapcast = target
+                case .failure(let problem): warnings.append("\(at): bad value for output: \(problem)")
+                }
+            case ("snapcast-buffer", let value) where Int64(value).map({ (0...60_000).contains($0) }) == true:
+                options.snapcastBuffer = Int64(value)!
+            case ("snapcast-buffer", _), ("ao", _), ("vo", _), ("video", _), ("replaygain", _), ("network-timeout", _), ("cache-size", _), ("readahead", _),
                  ("resume", _), ("resume-min-length", _), ("mpd-listen", _), ("mpd-password", _), ("mpd-timeout", _):
                 warnings.append("\(at): bad value for \(parts[0]): \(parts[1])")
             default:
                 warnings.append("\(at): unknown setting \(parts[0]) (known: ao, vo, video, replaygain, network-timeout, "
-                                + "cache-size, readahead, resume, resume-min-length, mpd-listen, mpd-password, mpd-timeout)")
+                                + "cache-size, readahead, resume, resume-min-length, mpd-listen, mpd-password, mpd-timeout, "
+                                + "output, snapcast-buffer)")
             }
         }
         return warnings

@@ -144,6 +144,9 @@ final class Daemon: Session {
 
     func quit() { quitting = true }
 
+    /// The audio output plays out this much after mpv hands audio over (snapserver's buffer and pipes).
+    func useOutputDelay(_ delay: MediaTime) { engine.outputDelay = delay }
+
     func audioNow() -> (format: AudioFormat?, bitrate: Int?) {
         engine.state.token == nil ? (nil, nil) : backend.audioNow()
     }

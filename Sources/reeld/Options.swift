@@ -2,6 +2,8 @@ import FoundationEssentials
 import Glibc
 import ReelCore
 import ReelMPD
+import ReelSnapcast
+import ReelSystem
 
 /// reeld's command line.
 struct Options {
@@ -25,6 +27,10 @@ struct Options {
     var mpdPassword: String?
     /// Seconds an MPD client may keep silent (outside `idle`) before it is hung up on.
     var mpdTimeout: Int64 = 60
+    /// Where the sound goes instead of mpv's audio output: snapserver's pipe or TCP source.
+    var snapcast: SnapcastTarget?
+    /// snapserver's `buffer` (ms): how long after it reads audio the rooms play it.
+    var snapcastBuffer: Int64 = 1000
     var fresh = false
     var files: [String] = []
 
@@ -37,6 +43,10 @@ struct Options {
 
         options:
           --ao NAME      mpv audio output (for example pulse, pipewire, alsa, null)
+          --output snapcast[:PATH|:tcp://HOST:PORT]  play into snapserver's pipe source (default
+                         /tmp/snapfifo) or TCP source instead, for Snapcast's rooms;
+                         --output mpv goes back to the audio output of --ao
+          --snapcast-buffer MS  snapserver's buffer, as its config says (default: 1000)
           --paused       load the first item without starting it
           --video        open a video window (default: audio only)
           --vo NAME      mpv video output (for example gpu, x11); default: mpv's choice
@@ -60,13 +70,19 @@ struct Options {
         defaults for the options with values: $XDG_CONFIG_HOME/reel/reeld.conf
           (ao = NAME, vo = NAME, video = true|false, replaygain = off|track|album, network-timeout = SECONDS,
            cache-size = SIZE, readahead = SIZE, resume = auto|always|never, resume-min-length = SECONDS,
-           mpd-listen = ADDRESS, mpd-password = TEXT, mpd-timeout = SECONDS)
+           mpd-listen = ADDRESS, mpd-password = TEXT, mpd-timeout = SECONDS,
+           output = mpv|snapcast[:PATH|:tcp://HOST:PORT], snapcast-buffer = MS)
         environment: DBUS_SESSION_BUS_ADDRESS, XDG_CACHE_HOME, XDG_DATA_HOME, XDG_CONFIG_HOME
         """
 
     enum Outcome { case run(Options), exit(Int32, String) }
 
     enum ResumeMode: String { case auto, always, never }
+
+    /// `mpv` (mpv's own audio output) or a Snapcast target.
+    static func output(_ text: String) -> Result<SnapcastTarget?, OutputProblem> {
+        text == "mpv" ? .success(nil) : SnapcastTarget.parse(text).map { $0 }
+    }
 
     var resumePolicy: ResumePolicy {
         switch resume {
@@ -118,10 +134,21 @@ struct Options {
                 }
                 if arg == "--readahead" { options.readahead = size } else { options.cacheSize = size }
             case "--mpd-listen":
-                guard let address = rest.popFirst().flatMap(ListenAddress.parse) else {
+                guard let address = rest.popFirst().flatMap({ ListenAddress.parse($0) }) else {
                     return .exit(2, "reeld: --mpd-listen needs an address such as 127.0.0.1:6600 or [::1]:6600\n\n" + usage)
                 }
                 options.mpdListen = address
+            case "--output":
+                guard let text = rest.popFirst() else { return .exit(2, "reeld: --output needs mpv or snapcast[:PATH]\n\n" + usage) }
+                switch Options.output(text) {
+                case .success(let target): options.snapcast = target
+                case .failure(let problem): return .exit(2, "reeld: --output \(problem)\n\n" + usage)
+                }
+            case "--snapcast-buffer":
+                guard let ms = rest.popFirst().flatMap(Int64.init), (0...60_000).contains(ms) else {
+                    return .exit(2, "reeld: --snapcast-buffer needs a number of ms (0 to 60000)\n\n" + usage)
+                }
+                options.snapcastBuffer = ms
             case "--paused": options.startPaused = true
             case "--video": options.video = true
             case "--instance": options.instance = true

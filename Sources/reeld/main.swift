@@ -7,6 +7,7 @@ import ReelDBus
 import ReelMPRIS
 import ReelMPV
 import ReelLibrary
+import ReelSnapcast
 
 
 let environment = ProcessInfo.processInfo.environment
@@ -64,9 +65,24 @@ if options.cacheSize == 0 {
     cache = nil
 } }
 
+// The Snapcast output: mpv writes into reel's FIFO, the relay passes it on to snapserver.
+var relay: PCMRelay?
+if let target = options.snapcast {
+    guard let fifo = RuntimeFile.path("snapcast", "pcm", environment: environment, instance: options.instance) else {
+        log("the Snapcast output needs XDG_RUNTIME_DIR for its FIFO")
+        exit(1)
+    }
+    do {
+        relay = try PCMRelay(target: target, fifoPath: fifo, serverBuffer: options.snapcastBuffer * 1000)
+    } catch {
+        log("cannot play to \(target): \(error)")
+        exit(1)
+    }
+}
+
 let backend: MPVBackend
 do { backend = try MPVBackend(options: .init(audioOutput: options.audioOutput, videoOutput: options.videoOutput,
-                                               networkTimeout: options.networkTimeout, streams: cache)) } catch {
+                                               networkTimeout: options.networkTimeout, streams: cache, sink: relay)) } catch {
     log("cannot start libmpv: \(error)")
     exit(1)
 }
@@ -78,12 +94,16 @@ let daemon = Daemon(connection: connection, backend: backend, cache: cache, intr
                     cacheDir: URL(fileURLWithPath: cacheHome).appendingPathComponent("reel"), library: library, tasks: tasks,
                     settings: [.setReplayGain(options.replayGain), .setVideo(options.video)], resume: options.resumePolicy)
 do {
-    let socketPath = MPDSocket.path(environment: environment, instance: options.instance)
+    let socketPath = RuntimeFile.path("mpd", "socket", environment: environment, instance: options.instance)
     try daemon.openMPD(socketPath: socketPath, tcp: options.mpdListen, password: options.mpdPassword,
                        timeout: options.mpdTimeout * 1_000_000)
 } catch {
     log("cannot serve the MPD protocol: \(error)")
     if options.mpdListen != nil { exit(1) }   // asked for: a daemon that silently lacks it would mislead
+}
+if let relay {
+    daemon.useOutputDelay(relay.nominalDelay)
+    relay.start()
 }
 let restored = options.fresh ? 0 : daemon.restoreQueue()
 daemon.resumeDownloads()
@@ -108,6 +128,7 @@ if !uris.isEmpty {
     }
 }
 log("ready as \(busName) (\(restored) restored, \(uris.count) added)"
+    + (relay.map { "; playing to \($0.target) (heard \($0.nominalDelay / 1000) ms after decoding)" } ?? "")
     + (daemon.controlAddresses.isEmpty ? ""
        : "; MPD protocol on " + daemon.controlAddresses.map { String($0.dropFirst(4)) }.joined(separator: " and ")))
 let status = daemon.runLoop(stopFD: stopPipe.readFD)

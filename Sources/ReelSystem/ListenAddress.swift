@@ -1,6 +1,8 @@
 import Glibc
 
-/// Where the TCP listener binds: `HOST:PORT`, `[IPv6]:PORT`, `HOST` (port 6600) or `:PORT`/`PORT` (loopback).
+/// A TCP address as users write it: `HOST:PORT`, `[IPv6]:PORT`, `HOST` (the
+/// default port) or `:PORT`/`PORT` (loopback). Where the MPD listener binds,
+/// where snapserver's TCP source listens.
 public struct ListenAddress: Equatable, Sendable, CustomStringConvertible {
     public var host: String
     public var port: UInt16
@@ -12,7 +14,7 @@ public struct ListenAddress: Equatable, Sendable, CustomStringConvertible {
         self.port = port
     }
 
-    public static func parse(_ text: String) -> ListenAddress? {
+    public static func parse(_ text: String, defaultPort: UInt16 = defaultPort) -> ListenAddress? {
         var host = Substring(text)
         var port = defaultPort
         if host.hasPrefix("[") {
