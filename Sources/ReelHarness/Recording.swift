@@ -204,12 +204,12 @@ public final class Recording: @unchecked Sendable {
         return Double(crossings) / 2 / (Double(end - start) / Double(Recording.rate))
     }
 
-    /// When the frequency heard first comes within 10 % of `hz`, searching from `after` in 5 ms steps.
-    public func onset(of hz: Double, after: MonotonicTime) -> MonotonicTime? {
+    /// When the frequency heard first comes within `within` Hz (default 10 %) of `hz`, searching from `after` in 5 ms steps.
+    public func onset(of hz: Double, after: MonotonicTime, within: Double? = nil) -> MonotonicTime? {
         var t = after
         let end = time(ofSample: samples.count)
         while t < end {
-            if abs(frequency(at: t) - hz) < hz / 10 { return t - 10_000 }
+            if abs(frequency(at: t) - hz) < within ?? hz / 10 { return t - 10_000 }
             t += 5_000
         }
         return nil

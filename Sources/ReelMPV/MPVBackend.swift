@@ -597,8 +597,19 @@ extension MPVBackend {
         setenv("SDL_AUDIODRIVER", "disk", 1)
         setenv("SDL_DISKAUDIOFILE", fifo, 1)
         setenv("SDL_DISKAUDIODELAY", "0", 1)
+        quietSDLAudioLog()
         return [("ao", "sdl"), ("sdl-buflen", "0.01"), ("audio-format", "s16"), ("audio-samplerate", "48000"),
                 ("audio-channels", "stereo")]
+    }
+
+    /// SDL's disk driver logs "CRITICAL: You are using the SDL disk i/o audio
+    /// driver!" every time mpv opens it, which is what reel means to do. SDL
+    /// is loaded with libmpv; its audio category is silenced through it.
+    private static func quietSDLAudioLog() {
+        typealias SetPriority = @convention(c) (Int32, Int32) -> Void
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "SDL_LogSetPriority") else { return }
+        let audioCategory: Int32 = 4, abovePriorities: Int32 = 7   // SDL_LOG_CATEGORY_AUDIO, SDL_NUM_LOG_PRIORITIES
+        unsafeBitCast(symbol, to: SetPriority.self)(audioCategory, abovePriorities)
     }
 
     /// The sink stopped passing audio on: mpv holds (the position stays where

@@ -75,3 +75,85 @@ final class SnapcastTests: DaemonTestCase {
         XCTAssertLessThanOrEqual(worst, 50_000, "Position was \(worst / 1000) ms off what the room played")
     }
 }
+
+// MARK: Pause and seek, against the steps file
+
+extension SnapcastTests {
+    /// Position readings while `body` runs, every 50 ms for `seconds`.
+    private func readPositions(for seconds: Double, into readings: inout [(at: MonotonicTime, position: MediaTime)]) throws {
+        let end = monotonicNow() + MonotonicTime(seconds * 1e6)
+        while monotonicNow() < end {
+            let t0 = monotonicNow()
+            let p = try position()
+            readings.append(((t0 + monotonicNow()) / 2, p))
+            listen(for: 0.05)
+        }
+    }
+
+    /// What Position said at `time`, from the nearest reading (running at rate 1, or held).
+    private func reported(at time: MonotonicTime, _ readings: [(at: MonotonicTime, position: MediaTime)],
+                          running: Bool = true) -> MediaTime? {
+        guard let r = readings.min(by: { abs($0.at - time) < abs($1.at - time) }), abs(r.at - time) < 200_000 else { return nil }
+        return running ? r.position + (time - r.at) : r.position
+    }
+
+    /// When the room first played second `k` of the steps file after `after`.
+    private func step(_ k: Int, in room: Recording, after: MonotonicTime) -> MonotonicTime? {
+        room.onset(of: Media.stepFrequency(k), after: after, within: 40)
+    }
+
+    func testAPauseAndAResumeReachTheRoomsWhenPositionSays() throws {
+        let (server, room) = try play([media.steps])
+        var readings: [(at: MonotonicTime, position: MediaTime)] = []
+        while try position() < 4_300_000 { try readPositions(for: 0.1, into: &readings) }
+        let paused = monotonicNow()
+        try player("Pause")
+        let held = try position()
+        try readPositions(for: 2.5, into: &readings)
+        let resumed = monotonicNow()
+        try player("Play")
+        try readPositions(for: 3.5, into: &readings)
+        room.stop()
+
+        let buffer = MediaTime(server.buffer) * 1000
+        let stretch = try XCTUnwrap(room.sounds().first { $0.end > paused && $0.start < paused }, "nothing played at the pause")
+        let silence = stretch.end
+        let back = try XCTUnwrap(room.sounds(from: silence + 1000).first?.start, "the room never played again")
+        print("snapcast: silence \((silence - paused) / 1000) ms after Pause, sound \((back - resumed) / 1000) ms after Play "
+              + "(snapserver's buffer: \(server.buffer) ms)")
+        XCTAssertLessThanOrEqual(silence - paused, buffer + 150_000, "the pause reached the room \((silence - paused) / 1000) ms later")
+        XCTAssertLessThanOrEqual(back - resumed, buffer + 150_000, "the resume reached the room \((back - resumed) / 1000) ms later")
+        // Held where the room stopped: the last step heard, and how far into it.
+        let lastStep = Int(held / 1_000_000)
+        let lastOnset = try XCTUnwrap(step(lastStep, in: room, after: silence - 1_500_000), "step \(lastStep) not heard")
+        let stoppedAt = MediaTime(lastStep) * 1_000_000 + (silence - lastOnset)
+        XCTAssertEqual(Double(held), Double(stoppedAt), accuracy: 50_000, "Position held at \(held), the room stopped at \(stoppedAt)")
+        // Position stays there through the silence, and runs with the room again.
+        for r in readings where r.at > paused + 50_000 && r.at < back - 50_000 {
+            XCTAssertEqual(Double(r.position), Double(held), accuracy: 5_000, "Position moved while the room was silent")
+        }
+        let next = lastStep + 1
+        let nextOnset = try XCTUnwrap(step(next, in: room, after: back), "step \(next) not heard after the resume")
+        let said = try XCTUnwrap(reported(at: nextOnset, readings))
+        XCTAssertEqual(Double(said), Double(next * 1_000_000), accuracy: 50_000,
+                       "Position said \(said) when the room reached \(next) s after the resume")
+    }
+
+    func testASeekReachesTheRoomsWhenPositionSays() throws {
+        let (_, room) = try play([media.steps])
+        var readings: [(at: MonotonicTime, position: MediaTime)] = []
+        while try position() < 2_000_000 { try readPositions(for: 0.1, into: &readings) }
+        let sought = monotonicNow()
+        try seekCurrent(to: 12_500_000)
+        try readPositions(for: 3, into: &readings)
+        room.stop()
+        let landed = try XCTUnwrap(step(12, in: room, after: sought), "the room never played 12 s")
+        let next = try XCTUnwrap(step(13, in: room, after: landed), "the room never played 13 s")
+        print("snapcast: a seek reached the room \((landed - sought) / 1000) ms later")
+        for r in readings where r.at > sought + 50_000 && r.at < landed - 50_000 {
+            XCTAssertLessThanOrEqual(r.position, 12_500_000 + 5_000, "Position ran before the room played the target")
+        }
+        let said = try XCTUnwrap(reported(at: next, readings))
+        XCTAssertEqual(Double(said), 13_000_000, accuracy: 50_000, "Position said \(said) when the room reached 13 s")
+    }
+}

@@ -28,6 +28,10 @@ struct Media: Sendable {
     let video: URL
     /// A 1.5 s FLAC at 44.1 kHz, to follow one at 48 kHz.
     let otherRate: URL
+    /// 20 s of steps: second k (0...19) sounds at `stepFrequency(k)`, so that
+    /// what is heard says where in the file it is (at each step's onset).
+    let steps: URL
+    static func stepFrequency(_ second: Int) -> Double { Double(300 + 100 * second) }
 
     static let shared: Media = {
         do { return try generate() } catch { fatalError("cannot generate test media: \(error)") }
@@ -84,10 +88,14 @@ struct Media: Sendable {
         let otherRate = dir.appendingPathComponent("rate44100.flac")
         try Tones.ffmpeg(["-f", "lavfi", "-i", "sine=frequency=700:duration=1.5:sample_rate=44100", "-ac", "2",
                           "-metadata", "title=At 44.1 kHz", otherRate.path])
+        let steps = dir.appendingPathComponent("steps.flac")
+        try Tones.ffmpeg(["-f", "lavfi", "-i", "aevalsrc=0.2*sin(2*PI*(300+100*floor(t))*t):s=48000:d=20", "-ac", "2",
+                          "-metadata", "title=Steps", steps.path])
         return Media(dir: dir, tones: tones, withCover: withCover, cover: cover, broken: broken,
                      embeddedArt: embeddedArt, long: long, gapless: gapless,
                      quieter: try tagged("quieter.flac", hz: 440, gain: "-6.00"),
-                     louder: try tagged("louder.flac", hz: 880, gain: "0.00"), video: video, otherRate: otherRate)
+                     louder: try tagged("louder.flac", hz: 880, gain: "0.00"), video: video, otherRate: otherRate,
+                     steps: steps)
     }
 }
 
