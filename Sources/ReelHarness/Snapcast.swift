@@ -110,7 +110,7 @@ public final class SnapServer: @unchecked Sendable {
     }
 
     /// A TCP port nobody listens on now.
-    static func freePort() throws -> UInt16 {
+    public static func freePort() throws -> UInt16 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var address = sockaddr_in()
