@@ -9,6 +9,8 @@ public final class SnapServer: @unchecked Sendable {
     public let dir: URL
     /// The pipe source reeld plays into (snapserver makes it).
     public let fifo: String
+    /// With a TCP source instead: the port it listens on for reeld.
+    public let tcpSourcePort: UInt16?
     public let streamPort: UInt16
     public let controlPort: UInt16
     /// snapserver's buffer, ms: the rooms play audio this long after snapserver read it.
@@ -17,14 +19,17 @@ public final class SnapServer: @unchecked Sendable {
     private var rpcID = 0
 
     /// `controlScript`: a script snapserver runs to control the player (meta_mpd.py, through a wrapper that names reel's port).
-    public init(buffer: Int = 1000, controlScript: String? = nil) throws {
+    public init(buffer: Int = 1000, controlScript: String? = nil, tcpSource: Bool = false) throws {
         dir = FileManager.default.temporaryDirectory.appendingPathComponent("reel-snapserver-\(UUID().uuidString.prefix(6))")
         try FileManager.default.createDirectory(at: dir.appendingPathComponent("data"), withIntermediateDirectories: true)
         fifo = dir.appendingPathComponent("snapfifo").path
         streamPort = try Self.freePort()
         controlPort = try Self.freePort()
+        tcpSourcePort = tcpSource ? try Self.freePort() : nil
         self.buffer = buffer
         let script = controlScript.map { "&controlscript=\($0)" } ?? ""
+        let source = tcpSourcePort.map { "tcp://127.0.0.1:\($0)?name=reel&mode=server" }
+            ?? "pipe://\(fifo)?name=reel&sampleformat=48000:16:2&mode=create"
         let config = """
             [server]
             datadir = \(dir.path)/data
@@ -37,7 +42,7 @@ public final class SnapServer: @unchecked Sendable {
             [stream]
             bind_to_address = 127.0.0.1
             port = \(streamPort)
-            source = pipe://\(fifo)?name=reel&sampleformat=48000:16:2&mode=create\(script)
+            source = \(source)\(script)
             buffer = \(buffer)
             codec = flac
             [logging]
@@ -49,6 +54,9 @@ public final class SnapServer: @unchecked Sendable {
     }
 
     deinit { stop(removing: true) }
+
+    /// What reeld's --output names.
+    public var output: String { tcpSourcePort.map { "snapcast:tcp://127.0.0.1:\($0)" } ?? "snapcast:\(fifo)" }
 
     /// Starts snapserver (again) and waits until its control port answers.
     public func start() throws {

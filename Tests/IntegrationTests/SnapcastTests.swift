@@ -16,12 +16,13 @@ final class SnapcastTests: DaemonTestCase {
     }
 
     /// A snapserver with one room recording, and reeld playing `files` into it.
-    private func play(_ files: [URL], _ extra: [String] = [], controlScript: String? = nil) throws -> (SnapServer, Recording) {
-        let server = try SnapServer(controlScript: controlScript)
+    private func play(_ files: [URL], _ extra: [String] = [], controlScript: String? = nil,
+                      tcp: Bool = false) throws -> (SnapServer, Recording) {
+        let server = try SnapServer(controlScript: controlScript, tcpSource: tcp)
         self.server = server
         let room = try server.room("kitchen")
         try room.waitUntilRunning()
-        try startDaemon(files, ["--output", "snapcast:\(server.fifo)", "--snapcast-buffer", String(server.buffer), "--fresh"] + extra,
+        try startDaemon(files, ["--output", server.output, "--snapcast-buffer", String(server.buffer), "--fresh"] + extra,
                         environment: ["REEL_TRACE": "1"])
         return (server, room)
     }
@@ -37,23 +38,40 @@ final class SnapcastTests: DaemonTestCase {
     }
 
     func testTracksFollowEachOtherInTheRoomsWithoutAGapAndTheTitleChangesWhenTheyHearIt() throws {
+        try checkGapless(tcp: false)
+    }
+
+    func testThroughSnapserversTCPSourceTooTracksFollowWithoutAGapWhenTheRoomHearsThem() throws {
+        try checkGapless(tcp: true)
+    }
+
+    /// Two rooms (one, through the TCP source): both play every transition without
+    /// a gap, and hear each new track when Metadata announces it.
+    private func checkGapless(tcp: Bool) throws {
         let files = try XCTUnwrap(media.gapless["flac"])
-        let (_, room) = try play(files)
+        let (server, kitchen) = try play(files, tcp: tcp)
+        let rooms = tcp ? [kitchen] : [kitchen, try server.room("desk")]
         let second = try titleChange("Gapless 2")
         let third = try titleChange("Gapless 3")
         try waitForStatus("Stopped", timeout: 10)
         listen(for: 1.5)   // the rooms play on for snapserver's buffer
-        room.stop()
         XCTAssertEqual(try get("LastError", MPRIS.reel).string, "")
-        let heard = try XCTUnwrap(room.sounds().first?.start, "the room heard nothing")
-        let longest = room.gaps().first
-        func ms(_ t: MonotonicTime?) -> String { t.map { "\(($0 - heard) / 1000) ms" } ?? "never" }
-        XCTAssertLessThanOrEqual(longest?.length ?? 0, 10_000, "\(longest?.length ?? 0) µs of silence in the room at \(ms(longest?.at))")
-        let onset2 = try XCTUnwrap(room.onset(of: Media.gaplessFrequencies[1], after: heard), "track 2 was not heard")
-        let onset3 = try XCTUnwrap(room.onset(of: Media.gaplessFrequencies[2], after: heard), "track 3 was not heard")
-        print("snapcast: track 2 announced \((second - onset2) / 1000) ms from its onset in the room, track 3 \((third - onset3) / 1000) ms")
-        XCTAssertLessThanOrEqual(abs(second - onset2), 50_000, "Metadata changed \((second - onset2) / 1000) ms from when the room heard track 2")
-        XCTAssertLessThanOrEqual(abs(third - onset3), 50_000, "Metadata changed \((third - onset3) / 1000) ms from when the room heard track 3")
+        for (name, room) in zip(["kitchen", "desk"], rooms) {
+            room.stop()
+            let heard = try XCTUnwrap(room.sounds().first?.start, "the \(name) heard nothing")
+            let longest = room.gaps().first
+            func ms(_ t: MonotonicTime?) -> String { t.map { "\(($0 - heard) / 1000) ms" } ?? "never" }
+            XCTAssertLessThanOrEqual(longest?.length ?? 0, 10_000,
+                                     "\(longest?.length ?? 0) µs of silence in the \(name) at \(ms(longest?.at))")
+            let onset2 = try XCTUnwrap(room.onset(of: Media.gaplessFrequencies[1], after: heard), "the \(name) never heard track 2")
+            let onset3 = try XCTUnwrap(room.onset(of: Media.gaplessFrequencies[2], after: heard), "the \(name) never heard track 3")
+            print("snapcast\(tcp ? " (tcp)" : ""), \(name): track 2 announced \((second - onset2) / 1000) ms from its onset, "
+                  + "track 3 \((third - onset3) / 1000) ms")
+            XCTAssertLessThanOrEqual(abs(second - onset2), 50_000,
+                                     "Metadata changed \((second - onset2) / 1000) ms from when the \(name) heard track 2")
+            XCTAssertLessThanOrEqual(abs(third - onset3), 50_000,
+                                     "Metadata changed \((third - onset3) / 1000) ms from when the \(name) heard track 3")
+        }
     }
 
     func testPositionIsWhatTheRoomsHear() throws {
@@ -268,5 +286,41 @@ extension SnapcastTests {
         XCTAssertNotNil(waitForSignal { $0.member == "Seeked" && ($0.arguments.first?.int64 ?? .max) < 3_000_000 }, "previous did not restart")
         try control("previous")
         try waitForTitle("Snap One")
+    }
+}
+
+// MARK: Bad settings
+
+extension SnapcastTests {
+    func testBadOutputsAreRefusedWithTheirReason() throws {
+        for (args, reason) in [(["--output", "snapcats"], "unknown output"),
+                               (["--output", "snapcast:relative/fifo"], "absolute"),
+                               (["--output", "snapcast:tcp://"], "HOST:PORT"),
+                               (["--output"], "needs"),
+                               (["--snapcast-buffer", "-5"], "snapcast-buffer")] {
+            let child = try ChildProcess(Binaries.reeld, args, busAddress: nil, home: home)
+            XCTAssertEqual(child.waitForExit(), 2, "\(args)")
+            XCTAssertTrue(child.text.contains(reason), "\(args): \(child.text.prefix(300))")
+        }
+        let dir = home.appendingPathComponent("config/reel")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        try "output = snapcast:relative\nsnapcast-buffer = lots\n".write(to: dir.appendingPathComponent("reeld.conf"),
+                                                                          atomically: true, encoding: .utf8)
+        let child = try startDaemon([media.tones[0]])
+        try waitForStart()
+        XCTAssertTrue(child.text.contains("reeld.conf:1: bad value for output"), child.text)
+        XCTAssertTrue(child.text.contains("reeld.conf:2: bad value for snapcast-buffer"), child.text)
+    }
+
+    func testAFileInThePlaceOfReelsFIFOIsNeitherUsedNorTouched() throws {
+        let runtime = home.appendingPathComponent("run")
+        try FileManager.default.createDirectory(at: runtime.appendingPathComponent("reel"), withIntermediateDirectories: true)
+        let squatter = runtime.appendingPathComponent("reel/snapcast.pcm")
+        try Data("precious".utf8).write(to: squatter)
+        let child = try ChildProcess(Binaries.reeld, ["--output", "snapcast:/tmp/none", "--fresh"], busAddress: bus.address, home: home,
+                                     environment: ["XDG_RUNTIME_DIR": runtime.path])
+        XCTAssertEqual(child.waitForExit(), 1)
+        XCTAssertTrue(child.text.contains("is not reel's FIFO"), child.text)
+        XCTAssertEqual(try Data(contentsOf: squatter), Data("precious".utf8))
     }
 }
