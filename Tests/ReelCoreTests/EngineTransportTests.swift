@@ -162,4 +162,32 @@ final class EngineTransportTests: XCTestCase {
         XCTAssertNotNil(h.command(.setVolume(.nan)))
         XCTAssertEqual(h.engine.snapshot.volume, 0)
     }
+
+    // MARK: An output that plays out its buffer (Snapcast)
+
+    func testAPauseHoldsWhereAnOutputThatCannotHoldItsBufferWillStop() {
+        var h = Harness(uris: uris, play: true)
+        h.engine.outputDelay = 1_066_000
+        h.finishLoad()
+        h.advance(ms: 2000)
+        let now = h.position
+        h.command(.pause)
+        XCTAssertEqual(h.position, now + 1_066_000, "the rooms play on for snapserver's buffer: that is where they stop")
+        h.advance(ms: 3000)
+        XCTAssertEqual(h.position, now + 1_066_000)
+    }
+
+    func testAnOutputsProblemIsTheLastErrorWhileItLasts() {
+        var h = Harness(uris: uris, play: true)
+        h.finishLoad()
+        h.event(.outputProblem("snapserver is not reading /tmp/snapfifo"))
+        XCTAssertEqual(h.engine.snapshot.lastError, "snapserver is not reading /tmp/snapfifo")
+        XCTAssertEqual(h.effects, [.log("the audio output stopped: snapserver is not reading /tmp/snapfifo")])
+        h.event(.outputProblem("snapserver is not reading /tmp/snapfifo"))
+        XCTAssertEqual(h.effects, [], "said once")
+        h.event(.outputProblem(nil))
+        XCTAssertNil(h.engine.snapshot.lastError)
+        XCTAssertEqual(h.effects, [.log("the audio output takes audio again")])
+    }
+
 }
