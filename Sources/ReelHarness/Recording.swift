@@ -16,6 +16,7 @@ public final class Recording: @unchecked Sendable {
     /// (arrival time, bytes received so far) for every chunk read.
     private var arrivals: [(MonotonicTime, Int)] = []
     private var reader: Thread?
+    private var stopped = false
     private let finished = DispatchSemaphore(value: 0)
     private var samples: [Int16] = []
     /// Stretches of samples that arrived as one continuous stream: (first
@@ -79,6 +80,8 @@ public final class Recording: @unchecked Sendable {
     /// of continuous data the earliest such bound places it (to a few ms).
     /// A chunk later than continuous data explains by 20 ms starts a new stretch.
     public func stop() {
+        guard !stopped else { return }
+        stopped = true
         if process.isRunning { process.terminate() }
         process.waitUntilExit()
         _ = finished.wait(timeout: .now() + 5)

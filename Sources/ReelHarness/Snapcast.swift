@@ -17,6 +17,8 @@ public final class SnapServer: @unchecked Sendable {
     public let buffer: Int
     private var process: SpawnedProcess?
     private var rpcID = 0
+    /// Rooms end with the server (a recording's reader thread keeps it alive until stopped).
+    private var rooms: [Recording] = []
 
     /// `controlScript`: a script snapserver runs to control the player (meta_mpd.py, through a wrapper that names reel's port).
     public init(buffer: Int = 1000, controlScript: String? = nil, tcpSource: Bool = false) throws {
@@ -80,7 +82,11 @@ public final class SnapServer: @unchecked Sendable {
     public func stop(removing: Bool = false) {
         process?.stop()
         process = nil
-        if removing { try? FileManager.default.removeItem(at: dir) }
+        if removing {
+            for room in rooms { room.stop() }
+            rooms.removeAll()
+            try? FileManager.default.removeItem(at: dir)
+        }
     }
 
     public var log: String { (try? String(contentsOf: dir.appendingPathComponent("snapserver.log"), encoding: .utf8)) ?? "" }
@@ -112,9 +118,11 @@ public final class SnapServer: @unchecked Sendable {
     /// Its file output writes 50 ms every 50 ms, each due 10 ms after it is written:
     /// the last sample of a chunk is played 60 ms after the chunk arrives.
     public func room(_ name: String) throws -> Recording {
-        try Recording("/usr/bin/snapclient", ["-h", "127.0.0.1", "-p", String(streamPort), "--hostID", name,
+        let room = try Recording("/usr/bin/snapclient", ["-h", "127.0.0.1", "-p", String(streamPort), "--hostID", name,
                                               "--player", "file:filename=stdout", "--logsink", "null"],
                       environment: ProcessInfo.processInfo.environment, channels: 2, lead: 60_000)
+        rooms.append(room)
+        return room
     }
 
     /// A TCP port nobody listens on now.

@@ -215,6 +215,31 @@ func printMPDFigures(_ f: (reel: MPDBench.Side, mpd: MPDBench.Side)) {
     row("`list album group albumartist`, \(MPDBench.songs) songs, median of \(MPDBench.runs)", { $0.list }, 50)
 }
 
+func printSnapcastFigures(_ f: (reel: SnapcastBench.Side, mpd: SnapcastBench.Side)) {
+    func whole(_ micros: Double) -> String { micros.isNaN ? "n/a" : String(Int((micros / 1000).rounded())) }
+    func list(_ values: [Double]) -> String { values.isEmpty ? "none" : values.prefix(3).map(whole).joined(separator: ", ") + " ms" }
+    func spread(_ values: [Double]) -> String {
+        let magnitudes = Stats(values.map(abs))
+        return "\(whole(magnitudes.median)) / \(whole(magnitudes.percentile(100))) ms (\(values.count) steps)"
+    }
+    print("\nSnapcast: a private snapserver (pipe source, buffer 1000 ms, FLAC, meta_mpd.py) and one snapclient room recorded;")
+    print("both players read and driven over the MPD protocol (`elapsed`):\n")
+    print("| measure | reeld | MPD 0.23 (fifo output) |")
+    print("|---|---|---|")
+    print("| longest silences between three 1.5 s tracks, in the room | \(list(f.reel.gaps)) | \(list(f.mpd.gaps)) |")
+    print("| `elapsed` minus what the room plays, median / max over 30 s with a pause and a seek | "
+          + "\(spread(f.reel.errors)) | \(spread(f.mpd.errors)) |")
+    print("| `elapsed` while paused minus where the room stopped | \(whole(f.reel.heldError)) ms | \(whole(f.mpd.heldError)) ms |")
+    print("| `pause 1` → silence in the room | \(whole(f.reel.pauseToSilence)) ms | \(whole(f.mpd.pauseToSilence)) ms |")
+    print("| `pause 0` → sound in the room | \(whole(f.reel.playToSound)) ms | \(whole(f.mpd.playToSound)) ms |")
+}
+
+// `reel-bench --snapcast` measures only Snapcast.
+if CommandLine.arguments.contains("--snapcast") {
+    printSnapcastFigures(try SnapcastBench(dir: dir).run())
+    exit(0)
+}
+
 // `reel-bench --mpd` measures only the MPD protocol.
 if CommandLine.arguments.contains("--mpd") {
     printMPDFigures(try MPDBench(dir: dir).run())

@@ -1,0 +1,207 @@
+import Foundation
+import ReelCore
+import ReelHarness
+
+/// Snapcast: reeld and MPD 0.23 each feeding a private snapserver (its pipe
+/// source, buffer 1000 ms, FLAC, meta_mpd.py as its control script) and one
+/// snapclient room recorded. Both are driven and read over the MPD protocol
+/// (`elapsed` is what each says is playing), the same way.
+struct SnapcastBench {
+    let dir: URL
+
+    struct Side {
+        /// Silences between the first and the last sound of three 1.5 s tracks, µs.
+        var gaps: [Double]
+        /// Reported position minus what the room played, at every step heard (µs).
+        var errors: [Double]
+        /// Pause → silence in the room, Play → sound again (µs).
+        var pauseToSilence: Double
+        var playToSound: Double
+        /// The position held while paused minus where the room stopped (µs).
+        var heldError: Double
+    }
+
+    static let stepSeconds = 30
+    static func stepFrequency(_ k: Int) -> Double { Double(300 + 100 * k) }
+
+    func run() throws -> (reel: Side, mpd: Side) {
+        let media = dir.appendingPathComponent("snapcast-bench")
+        try FileManager.default.createDirectory(at: media, withIntermediateDirectories: true)
+        let tracks = try [300, 600, 900].enumerated().map { i, hz -> URL in
+            let url = media.appendingPathComponent("track\(i + 1).flac")
+            try Tones.ffmpeg(["-f", "lavfi", "-i", "sine=frequency=\(hz):duration=1.5:sample_rate=48000", "-ac", "2", url.path])
+            return url
+        }
+        let steps = media.appendingPathComponent("steps.flac")
+        try Tones.ffmpeg(["-f", "lavfi", "-i", "aevalsrc=0.2*sin(2*PI*(300+100*floor(t))*t):s=48000:d=\(Self.stepSeconds)",
+                          "-ac", "2", steps.path])
+        say("Snapcast: reeld")
+        let reel = try measure(tracks: tracks, steps: steps, player: Player.reeld(media))
+        say("Snapcast: MPD 0.23")
+        let mpd = try measure(tracks: tracks, steps: steps, player: Player.mpd(media))
+        return (reel, mpd)
+    }
+
+    /// A player feeding snapserver's pipe, driven over the MPD protocol on a TCP port.
+    struct Player {
+        /// Starts it in `home` on the pipe and port; what it returns lives as long as it runs.
+        let start: (_ home: URL, _ fifo: String, _ port: UInt16) throws -> (ChildProcess, [AnyObject])
+        /// What `add` takes for a file (MPD refuses file:// to TCP clients: names in its music directory).
+        let uri: (URL) -> String
+        /// Before the first `add` (MPD scans its music directory).
+        let prepare: (MPDClient) throws -> Void
+
+        static func reeld(_ media: URL) -> Player {
+            Player(start: { home, fifo, port in
+                let bus = try PrivateBus()
+                let child = try ChildProcess(Installed.reeld, ["--output", "snapcast:\(fifo)", "--fresh", "--mpd-listen", "127.0.0.1:\(port)"],
+                                             busAddress: bus.address, home: home)
+                return (child, [bus])
+            }, uri: { "file://" + $0.path }, prepare: { _ in })
+        }
+
+        static func mpd(_ media: URL) -> Player {
+            Player(start: { home, fifo, port in (try SnapcastBench.startMPD(home: home, media: media, fifo: fifo, port: port), []) },
+                   uri: { $0.lastPathComponent },
+                   prepare: { client in
+                       _ = try client.command("update")
+                       while try client.pairs("status")["updating_db"] != nil { usleep(100_000) }
+                   })
+        }
+    }
+
+    static func startMPD(home: URL, media: URL, fifo: String, port: UInt16) throws -> ChildProcess {
+        try """
+            music_directory "\(media.path)"
+            db_file "\(home.path)/database"
+            state_file "\(home.path)/state"
+            bind_to_address "127.0.0.1"
+            port "\(port)"
+            audio_output {
+                type "fifo"
+                name "snapcast"
+                path "\(fifo)"
+                format "48000:16:2"
+            }
+            """.write(to: home.appendingPathComponent("mpd.conf"), atomically: true, encoding: .utf8)
+        return try ChildProcess(URL(fileURLWithPath: "/usr/bin/mpd"), ["--no-daemon", home.appendingPathComponent("mpd.conf").path],
+                                busAddress: nil, home: home)
+    }
+
+    private func measure(tracks: [URL], steps: URL, player: Player) throws -> Side {
+        // Transitions: three tracks in a row.
+        let (gaps, _) = try session(player: player) { client in
+            for track in tracks { _ = try client.command("add \"\(player.uri(track))\"") }
+            _ = try client.command("play 0")
+            try waitFor(client, timeout: 15) { $0["state"] == "stop" }
+            usleep(1_500_000)   // the room plays on for the buffer
+            return []
+        }
+        // Position: 30 s of steps, with a pause and a seek.
+        var paused: MonotonicTime = 0, resumed: MonotonicTime = 0, held: MediaTime = 0
+        let (room, readings) = try session(player: player) { client in
+            _ = try client.command("add \"\(player.uri(steps))\"")
+            _ = try client.command("play 0")
+            var readings: [(MonotonicTime, MediaTime)] = []
+            func read(for seconds: Double) throws {
+                let end = monotonicNow() + MonotonicTime(seconds * 1e6)
+                while monotonicNow() < end {
+                    let t0 = monotonicNow()
+                    let elapsed = try client.pairs("status")["elapsed"].flatMap(Double.init) ?? 0
+                    readings.append(((t0 + monotonicNow()) / 2, MediaTime(elapsed * 1e6)))
+                    usleep(50_000)
+                }
+            }
+            try read(for: 6)
+            paused = monotonicNow()
+            _ = try client.command("pause 1")
+            held = MediaTime((try client.pairs("status")["elapsed"].flatMap(Double.init) ?? 0) * 1e6)
+            try read(for: 2.5)
+            resumed = monotonicNow()
+            _ = try client.command("pause 0")
+            try read(for: 4)
+            _ = try client.command("seekcur 20")
+            try read(for: 6)
+            return readings
+        }
+        let errors = Self.errors(room, readings)
+        let stretch = room.sounds().first { $0.end > paused && $0.start < paused }
+        let silence = stretch?.end ?? .max
+        let back = room.sounds(from: silence + 1000).first?.start ?? .max
+        let lastStep = Int(held / 1_000_000)
+        let heldError = Self.onset(of: lastStep, in: room, after: silence - 1_500_000).map { onset in
+            Double(held - (MediaTime(lastStep) * 1_000_000 + (silence - onset)))
+        } ?? .nan
+        return Side(gaps: gaps.gaps().map { Double($0.length) }, errors: errors,
+                    pauseToSilence: Double(silence - paused), playToSound: Double(back - resumed), heldError: heldError)
+    }
+
+    /// A snapserver, a room and the player; `body` drives it over its MPD port and returns position readings.
+    private func session(player: Player, _ body: (MPDClient) throws -> [(MonotonicTime, MediaTime)])
+        throws -> (Recording, [(MonotonicTime, MediaTime)]) {
+        let port = try SnapServer.freePort()
+        let wrapper = dir.appendingPathComponent("meta-\(port).sh")
+        try """
+            #!/bin/sh
+            exec /usr/bin/python3 /usr/share/snapserver/plug-ins/meta_mpd.py "$@" --mpd-host=127.0.0.1 --mpd-port=\(port)
+            """.write(to: wrapper, atomically: true, encoding: .utf8)
+        chmod(wrapper.path, 0o755)
+        let server = try SnapServer(controlScript: wrapper.path)
+        defer { server.stop(removing: true) }
+        let room = try server.room("bench")
+        try room.waitUntilRunning()
+        let home = dir.appendingPathComponent("snapcast-\(port)")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        let (child, alive) = try player.start(home, server.fifo, port)
+        defer {
+            child.stop()
+            withExtendedLifetime(alive) {}
+        }
+        let client = try connect(port)
+        try player.prepare(client)
+        let readings = try body(client)
+        room.stop()
+        return (room, readings)
+    }
+
+    private func connect(_ port: UInt16) throws -> MPDClient {
+        let deadline = Date().addingTimeInterval(30)
+        while true {
+            if let client = try? MPDClient(port: port) { return client }
+            guard Date() < deadline else { throw HarnessError("no MPD server on port \(port)") }
+            usleep(50_000)
+        }
+    }
+
+    private func waitFor(_ client: MPDClient, timeout: Double, _ done: ([String: String]) -> Bool) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while try !done(client.pairs("status")) {
+            guard Date() < deadline else { throw HarnessError("the player never got there") }
+            usleep(50_000)
+        }
+    }
+
+    /// When the room first played second `k` of the steps: its frequency held for 30 ms.
+    static func onset(of k: Int, in room: Recording, after: MonotonicTime) -> MonotonicTime? {
+        room.onset(of: stepFrequency(k), after: after, within: 40).flatMap { found in
+            [15_000, 30_000].allSatisfy { abs(room.frequency(at: found + 10_000 + $0) - stepFrequency(k)) < 40 } ? found
+                : onset(of: k, in: room, after: found + 20_000)
+        }
+    }
+
+    /// At each step the room played, what the player said (between the readings around it) minus that step's second.
+    static func errors(_ room: Recording, _ readings: [(MonotonicTime, MediaTime)]) -> [Double] {
+        var errors: [Double] = []
+        var after = room.sounds().first?.start ?? 0
+        for k in 0..<stepSeconds {
+            guard let onset = onset(of: k, in: room, after: after) else { continue }
+            after = onset + 500_000
+            guard let i = readings.firstIndex(where: { $0.0 >= onset }), i > 0 else { continue }
+            let (t0, p0) = readings[i - 1], (t1, p1) = readings[i]
+            guard t1 - t0 < 200_000, p1 > p0 else { continue }   // running on both sides of it
+            let said = Double(p0) + Double(p1 - p0) * Double(onset - t0) / Double(t1 - t0)
+            errors.append(said - Double(k * 1_000_000))
+        }
+        return errors
+    }
+}
