@@ -34,7 +34,9 @@ public struct Engine: Sendable {
     /// How long the audio output takes to play out what it was given (snapserver's
     /// buffer and the pipes into it); 0 for a sound server, which holds its buffer
     /// while paused. A pause holds the position where the sound will stop.
-    public var outputDelay: MediaTime = 0
+    public var outputDelay: MediaTime = 0 {
+        didSet { tracker.predictsStart = outputDelay > 0 }
+    }
     /// The entry queued in the backend to follow the current one without a gap.
     public internal(set) var queuedNext: QueuedNext?
     /// The queued entry once the backend has moved on to it, until it is heard.
@@ -68,13 +70,18 @@ public struct Engine: Sendable {
         apply(event, now: now) + syncQueuedNext()
     }
 
-    /// When the engine wants a `tick`: the moment the queued entry becomes audible.
-    public var deadline: MonotonicTime? { incoming?.audibleAt }
+    /// When the engine wants a `tick`: the moment the queued entry becomes
+    /// audible, or the moment the current one is predicted to be heard.
+    public var deadline: MonotonicTime? {
+        [incoming?.audibleAt, tracker.predictedStart].compactMap { $0 }.min()
+    }
 
     /// Time has passed; acts on a deadline that is due.
     public mutating func tick(now: MonotonicTime) -> [Effect] {
-        guard let due = deadline, now >= due else { return [] }
-        return completeSwitch(now: now, cutTail: false) + syncQueuedNext()
+        var effects: [Effect] = []
+        if tracker.startIfDue(now: now) { effects += seekedIfDeparted(now: now) }
+        if let due = incoming?.audibleAt, now >= due { effects += completeSwitch(now: now, cutTail: false) + syncQueuedNext() }
+        return effects
     }
 
     /// The Position property: what is heard, never ahead of it.

@@ -16,6 +16,17 @@ public struct PositionTracker: Equatable, Sendable {
     public private(set) var awaitingAudio = false
     /// While awaiting audio: the start time implied by the last sample that moved.
     private var impliedStart: MonotonicTime?
+    /// Whether samples still short of the held position tell when they will
+    /// reach it: behind snapserver, mpv's clock runs a second ahead of the
+    /// rooms, so after a seek or a resume the samples climb towards the target
+    /// at the rate, and the moment the rooms reach it is known before it comes.
+    /// (A sound server's samples may sit still or wander while its stream
+    /// opens: there only samples past the position count.)
+    public var predictsStart = false
+    /// While awaiting audio: when the samples say it will be heard, once two agree.
+    public private(set) var predictedStart: MonotonicTime?
+    /// While awaiting audio: the last sample, to tell samples that climb from ones that sit still.
+    private var previousSample: MediaTime?
     /// While running: how far the last samples were from the estimate.
     private var departures: [MediaTime] = []
 
@@ -97,16 +108,34 @@ public struct PositionTracker: Equatable, Sendable {
 
     private mutating func observeStart(_ sample: MediaTime, at now: MonotonicTime) -> Bool {
         let moved = sample - anchor.position
-        guard moved >= Self.minimumMotion else {
+        let climbing = predictsStart && previousSample.map { sample - $0 >= Self.minimumMotion } == true
+        previousSample = sample
+        guard moved >= Self.minimumMotion || climbing else {
             impliedStart = nil   // still, or back where it was: not started
+            predictedStart = nil
             return false
         }
         let implied = now - MonotonicTime((Double(moved) / anchor.rate).rounded())
         guard let previous = impliedStart, abs(implied - previous) <= Self.startAgreement else {
             impliedStart = implied
+            predictedStart = nil
             return false
         }
-        anchor = PositionAnchor(position: anchor.position, at: min(implied, now), rate: anchor.rate, running: true)
+        guard implied <= now else {
+            // Heard soon: `startIfDue` starts it then.
+            impliedStart = implied
+            predictedStart = implied
+            return false
+        }
+        anchor = PositionAnchor(position: anchor.position, at: implied, rate: anchor.rate, running: true)
+        reset(awaiting: false)
+        return true
+    }
+
+    /// Starts running at the predicted start, once it has come. True when it did.
+    public mutating func startIfDue(now: MonotonicTime) -> Bool {
+        guard awaitingAudio, let start = predictedStart, start <= now else { return false }
+        anchor = PositionAnchor(position: anchor.position, at: start, rate: anchor.rate, running: true)
         reset(awaiting: false)
         return true
     }
@@ -114,6 +143,8 @@ public struct PositionTracker: Equatable, Sendable {
     private mutating func reset(awaiting: Bool) {
         awaitingAudio = awaiting
         impliedStart = nil
+        predictedStart = nil
+        previousSample = nil
         departures.removeAll()
     }
 }

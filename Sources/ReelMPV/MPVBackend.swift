@@ -54,6 +54,10 @@ public final class MPVBackend {
     private var sinkLost: (problem: String, heard: (token: LoadToken, position: MediaTime)?)?
     /// The last position heard, of the entry it belongs to.
     private var lastHeard: (token: LoadToken, position: MediaTime)?
+    /// Behind a sink, samples jitter by ±10 ms: they are laid onto a line.
+    private var smoother = SampleSmoother()
+    /// The rate last set, for the smoother's line.
+    private var speed = 1.0
 
     private enum Observed: UInt64 { case timePos = 1, pausedForCache = 2, audioPts = 3, metadata = 4 }
     /// Whether the playing file's position samples come from `audio-pts`, the
@@ -199,6 +203,7 @@ public final class MPVBackend {
             pausedSeekTarget = paused ? target : nil
             commandAsync(["seek", seconds(target), "absolute+exact"])
         case .setRate(let rate):
+            speed = rate
             var value = rate
             mpv_set_property_async(handle, 0, "speed", MPV_FORMAT_DOUBLE, &value)
         case .setVolume(let volume):
@@ -492,7 +497,8 @@ public final class MPVBackend {
         if let pausedSeekTarget { return .position(token, pausedSeekTarget) }
         // mpv counts audio as played once the sink took it; it is heard after the sink's delay.
         guard let played = MediaTime.fromSeconds(seconds) else { return nil }
-        let heard = played - (sink?.delay() ?? 0)
+        guard let sink else { return .position(token, played) }
+        let heard = smoother.smooth(played - sink.delay(), at: monotonicNow(), rate: speed)
         if token == currentToken { lastHeard = (token, heard) }
         return .position(token, heard)
     }

@@ -51,6 +51,9 @@ public final class PCMRelay: @unchecked Sendable {
     private var holder: Int32 = -1
     /// Bytes read from the FIFO and not yet passed on.
     private var carried = 0
+    /// The average of what waits in the pipes, bytes (nil: none measured since connecting), of `measures`.
+    private var waiting: Double?
+    private var measures = 0
     /// TCP only: when the first byte of this connection was sent, and how many since.
     private var paced: (start: MonotonicTime, bytes: Int)?
 
@@ -84,6 +87,13 @@ public final class PCMRelay: @unchecked Sendable {
 
     /// How long after mpv handed audio over it is heard: what waits in the
     /// FIFO, in the relay and in snapserver's pipe or socket, then snapserver's buffer.
+    ///
+    /// What waits is averaged over the last calls (each sample of mpv's
+    /// position makes one, some 50 ms apart): it rises and falls by up to
+    /// 40 ms as snapserver takes 20 ms at a time and mpv hands over 10.7 ms at
+    /// a time, out of step with mpv's own count of what it handed over; taken
+    /// one at a time, samples strayed by ±10 ms, and the tracker found the
+    /// start of the audio after a seek up to 230 ms late.
     public func delay() -> MediaTime {
         let bytes = lock.withLock {
             var bytes = Int(max(reel_bytes_queued(readFD), 0)) + carried
@@ -93,10 +103,17 @@ public final class PCMRelay: @unchecked Sendable {
                 case .tcp: bytes += Int(max(reel_bytes_unsent(output), 0)) + Int(Self.tcpLead * Int64(Self.bytesPerSecond) / 1_000_000)
                 }
             }
-            return bytes
+            // The mean of the measures so far, then a tenth of each new one.
+            measures += 1
+            let average = waiting.map { $0 + max(Self.smoothing, 1 / Double(measures)) * (Double(bytes) - $0) } ?? Double(bytes)
+            waiting = average
+            return average
         }
-        return serverBuffer + MediaTime(bytes) * 1_000_000 / MediaTime(Self.bytesPerSecond)
+        return serverBuffer + MediaTime((bytes * 1_000_000 / Double(Self.bytesPerSecond)).rounded())
     }
+
+    /// The weight of each new measure in the average of what waits (a time constant of about ten samples).
+    static let smoothing = 0.1
 
     /// The delay with the pipes as full as they run while playing.
     public var nominalDelay: MediaTime {
@@ -122,6 +139,8 @@ public final class PCMRelay: @unchecked Sendable {
                         output = fd
                         holder = reader
                         paced = nil
+                        waiting = nil
+                        measures = 0
                     }
                     if case .some(.some) = reported { onChange?(nil) }
                     reported = .some(nil)

@@ -128,9 +128,10 @@ struct SnapcastBench {
         let stretch = room.sounds().first { $0.end > paused && $0.start < paused }
         let silence = stretch?.end ?? .max
         let back = room.sounds(from: silence + 1000).first?.start ?? .max
-        let lastStep = Int(held / 1_000_000)
-        let heldError = Self.onset(of: lastStep, in: room, after: silence - 1_500_000).map { onset in
-            Double(held - (MediaTime(lastStep) * 1_000_000 + (silence - onset)))
+        // Where the room stopped is where it went on: the step it plays again, up to the next one.
+        let playing = Int(((room.frequency(at: back + 40_000) - 300) / 100).rounded())
+        let heldError = Self.onset(of: playing + 1, in: room, after: back).map { next in
+            Double(held - (MediaTime(playing + 1) * 1_000_000 - (next - back)))
         } ?? .nan
         return Side(gaps: gaps.gaps().map { Double($0.length) }, errors: errors,
                     pauseToSilence: Double(silence - paused), playToSound: Double(back - resumed), heldError: heldError)
@@ -195,10 +196,11 @@ struct SnapcastBench {
         var after = room.sounds().first?.start ?? 0
         for k in 0..<stepSeconds {
             guard let onset = onset(of: k, in: room, after: after) else { continue }
-            after = onset + 500_000
+            after = onset + 30_000   // a step may be heard for as little as that (a seek away)
             guard let i = readings.firstIndex(where: { $0.0 >= onset }), i > 0 else { continue }
             let (t0, p0) = readings[i - 1], (t1, p1) = readings[i]
-            guard t1 - t0 < 200_000, p1 > p0 else { continue }   // running on both sides of it
+            // Running at rate 1 on both sides of it (not a pause or a seek in between).
+            guard t1 - t0 < 200_000, abs(Double(p1 - p0) / Double(t1 - t0) - 1) < 0.2 else { continue }
             let said = Double(p0) + Double(p1 - p0) * Double(onset - t0) / Double(t1 - t0)
             errors.append(said - Double(k * 1_000_000))
         }

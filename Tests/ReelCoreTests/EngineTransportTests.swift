@@ -190,4 +190,28 @@ final class EngineTransportTests: XCTestCase {
         XCTAssertEqual(h.effects, [.log("the audio output takes audio again")])
     }
 
+
+    func testBehindSnapserverASeekRunsWhenTheRoomsReachTheTargetAsTheSamplesForetold() {
+        var h = Harness(uris: uris, play: true)
+        h.engine.outputDelay = 1_066_000
+        h.finishLoad()
+        let token = h.backend.token!
+        h.advance(ms: 1000)
+        h.command(.setPosition(h.id(1), 5_000_000))
+        h.event(.restarted(token, position: 5_000_000))
+        // The rooms still play what was sent before the seek: samples climb from 3.95 s.
+        for step in 0..<3 {
+            h.advance(ms: 50)
+            h.event(.position(token, 3_950_000 + MediaTime(step) * 50_000))
+        }
+        let heardAt = h.now + 950_000   // the last sample said 4.05 s
+        XCTAssertEqual(h.engine.deadline, heardAt, "the moment the rooms reach 5 s")
+        h.tick(ms: 500)
+        XCTAssertEqual(h.position, 5_000_000, "held while the rooms play what came before")
+        h.tick(ms: 450)
+        XCTAssertEqual(h.effects, [.announce(.seeked(5_000_000))], "running from when the rooms reach it")
+        h.advance(ms: 100)
+        XCTAssertEqual(h.position, 5_100_000)
+    }
+
 }

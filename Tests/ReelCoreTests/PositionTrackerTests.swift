@@ -88,4 +88,40 @@ final class PositionTrackerTests: XCTestCase {
         XCTAssertFalse(tracker.observe(0, at: 10), "mpv reads 0 as a file opens")
         XCTAssertEqual(tracker.position(at: 1_000_000), 30_000_000)
     }
+
+    /// Behind snapserver: after a seek to 20 s, the samples climb from about 19 s at the
+    /// rate, and tell when the rooms will reach 20 s before they do.
+    func testSamplesClimbingToTheTargetPredictWhenItIsHeard() {
+        var tracker = PositionTracker()
+        tracker.predictsStart = true
+        let t0: MonotonicTime = 10_000_000
+        tracker.runWhenHeard(from: 20_000_000, now: t0)
+        XCTAssertFalse(tracker.observe(18_900_000, at: t0))
+        XCTAssertFalse(tracker.observe(18_950_000, at: t0 + 50_000))
+        XCTAssertNil(tracker.predictedStart, "two samples make one climb: it needs a second to agree")
+        XCTAssertFalse(tracker.observe(19_000_000, at: t0 + 100_000))
+        XCTAssertEqual(tracker.predictedStart, t0 + 1_100_000)
+        XCTAssertEqual(tracker.position(at: t0 + 1_000_000), 20_000_000, "held until then")
+        XCTAssertFalse(tracker.startIfDue(now: t0 + 1_099_000))
+        XCTAssertTrue(tracker.startIfDue(now: t0 + 1_105_000))
+        XCTAssertEqual(tracker.position(at: t0 + 1_200_000), 20_100_000)
+    }
+
+    func testSamplesThatSitStillBelowTheTargetPredictNothing() {
+        var tracker = PositionTracker()
+        tracker.predictsStart = true
+        tracker.runWhenHeard(from: 5_000_000, now: 0)
+        for i in 1...10 { XCTAssertFalse(tracker.observe(4_900_000, at: MonotonicTime(i) * 50_000)) }
+        XCTAssertNil(tracker.predictedStart)
+        XCTAssertTrue(tracker.awaitingAudio)
+    }
+
+    func testASoundServersSamplesBelowTheTargetPredictNothing() {
+        var tracker = PositionTracker()
+        tracker.runWhenHeard(from: 20_000_000, now: 0)
+        XCTAssertFalse(tracker.observe(19_000_000, at: 50_000))
+        XCTAssertFalse(tracker.observe(19_050_000, at: 100_000))
+        XCTAssertNil(tracker.predictedStart, "only samples past the position count there")
+    }
+
 }
