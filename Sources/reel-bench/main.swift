@@ -216,11 +216,11 @@ func printMPDFigures(_ f: (reel: MPDBench.Side, mpd: MPDBench.Side)) {
 }
 
 func printSnapcastFigures(_ f: (reel: SnapcastBench.Side, mpd: SnapcastBench.Side)) {
-    func whole(_ micros: Double) -> String { micros.isNaN ? "n/a" : String(Int((micros / 1000).rounded())) }
-    func list(_ values: [Double]) -> String { values.isEmpty ? "none" : values.prefix(3).map(whole).joined(separator: ", ") + " ms" }
+    func whole(_ micros: Double) -> String { micros.isNaN ? "n/a" : String(Int((micros / 1000).rounded())) + " ms" }
+    func list(_ values: [Double]) -> String { values.isEmpty ? "none" : values.prefix(3).map(whole).joined(separator: ", ") }
     func spread(_ values: [Double]) -> String {
         let magnitudes = Stats(values.map(abs))
-        return "\(whole(magnitudes.median)) / \(whole(magnitudes.percentile(100))) ms (\(values.count) steps)"
+        return "\(whole(magnitudes.median)) / \(whole(magnitudes.percentile(100))) (\(values.count) steps)"
     }
     print("\nSnapcast: a private snapserver (pipe source, buffer 1000 ms, FLAC, meta_mpd.py) and one snapclient room recorded;")
     print("both players read and driven over the MPD protocol (`elapsed`):\n")
@@ -229,9 +229,9 @@ func printSnapcastFigures(_ f: (reel: SnapcastBench.Side, mpd: SnapcastBench.Sid
     print("| longest silences between three 1.5 s tracks, in the room | \(list(f.reel.gaps)) | \(list(f.mpd.gaps)) |")
     print("| `elapsed` minus what the room plays, median / max over 30 s with a pause and a seek | "
           + "\(spread(f.reel.errors)) | \(spread(f.mpd.errors)) |")
-    print("| `elapsed` while paused minus where the room stopped | \(whole(f.reel.heldError)) ms | \(whole(f.mpd.heldError)) ms |")
-    print("| `pause 1` → silence in the room | \(whole(f.reel.pauseToSilence)) ms | \(whole(f.mpd.pauseToSilence)) ms |")
-    print("| `pause 0` → sound in the room | \(whole(f.reel.playToSound)) ms | \(whole(f.mpd.playToSound)) ms |")
+    print("| `elapsed` while paused minus where the room stopped | \(whole(f.reel.heldError)) | \(whole(f.mpd.heldError)) |")
+    print("| `pause 1` → silence in the room | \(whole(f.reel.pauseToSilence)) | \(whole(f.mpd.pauseToSilence)) |")
+    print("| `pause 0` → sound in the room | \(whole(f.reel.playToSound)) | \(whole(f.mpd.playToSound)) |")
 }
 
 // `reel-bench --snapcast` measures only Snapcast.
@@ -283,6 +283,9 @@ let libraryFigures = try LibraryBench(items: 100_000).run()
 say("MPD protocol: reel against MPD 0.23")
 let mpdFigures = try MPDBench(dir: dir).run()
 
+say("Snapcast: reel against MPD 0.23")
+let snapcastFigures = try SnapcastBench(dir: dir).run()
+
 say("footprint: downloads against curl, memory against mpv and MPD")
 let footprint = try FootprintBench(dir: dir, file: files[0]).run()
 
@@ -315,6 +318,7 @@ printCacheFigures(cacheFigures)
 printNetworkFigures(networkFigures)
 printFootprint(footprint)
 printMPDFigures(mpdFigures)
+printSnapcastFigures(snapcastFigures)
 print("\nLibrary of 100,000 synthetic items:\n")
 print("| measure | figure |")
 print("|---|---|")
