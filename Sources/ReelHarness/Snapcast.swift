@@ -125,6 +125,19 @@ public final class SnapServer: @unchecked Sendable {
         return room
     }
 
+    /// snapserver 0.26 runs a control script with `--stream` only, and its shipped
+    /// `meta_mpd.py` then reaches MPD on localhost:6600: this wrapper, written into
+    /// `dir`, runs it against the MPD protocol on `port` instead. Its path.
+    public static func metaMPD(in dir: URL, port: UInt16) throws -> String {
+        let wrapper = dir.appendingPathComponent("meta_mpd-\(port).sh")
+        try """
+            #!/bin/sh
+            exec /usr/bin/python3 /usr/share/snapserver/plug-ins/meta_mpd.py "$@" --mpd-host=127.0.0.1 --mpd-port=\(port)
+            """.write(to: wrapper, atomically: true, encoding: .utf8)
+        chmod(wrapper.path, 0o755)
+        return wrapper.path
+    }
+
     /// A TCP port nobody listens on now.
     public static func freePort() throws -> UInt16 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

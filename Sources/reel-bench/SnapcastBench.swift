@@ -141,13 +141,7 @@ struct SnapcastBench {
     private func session(player: Player, _ body: (MPDClient) throws -> [(MonotonicTime, MediaTime)])
         throws -> (Recording, [(MonotonicTime, MediaTime)]) {
         let port = try SnapServer.freePort()
-        let wrapper = dir.appendingPathComponent("meta-\(port).sh")
-        try """
-            #!/bin/sh
-            exec /usr/bin/python3 /usr/share/snapserver/plug-ins/meta_mpd.py "$@" --mpd-host=127.0.0.1 --mpd-port=\(port)
-            """.write(to: wrapper, atomically: true, encoding: .utf8)
-        chmod(wrapper.path, 0o755)
-        let server = try SnapServer(controlScript: wrapper.path)
+        let server = try SnapServer(controlScript: try SnapServer.metaMPD(in: dir, port: port))
         defer { server.stop(removing: true) }
         let room = try server.room("bench")
         try room.waitUntilRunning()

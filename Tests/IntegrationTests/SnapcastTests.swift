@@ -241,16 +241,10 @@ extension SnapcastTests {
         let first = home.appendingPathComponent("first.ogg"), second = home.appendingPathComponent("second.ogg")
         try Tones.make(first, frequency: 500, seconds: 30, tags: ["title": "Snap One"])
         try Tones.make(second, frequency: 700, seconds: 30, tags: ["title": "Snap Two"])
-        // snapserver 0.26 runs the shipped meta_mpd.py with --stream only; it would reach MPD on
-        // localhost:6600. A wrapper points it at this reeld's port instead.
+        // The shipped meta_mpd.py, run by snapserver, pointed at this reeld's MPD port.
         let port = try SnapServer.freePort()
-        let wrapper = home.appendingPathComponent("meta_reel.sh")
-        try """
-            #!/bin/sh
-            exec /usr/bin/python3 /usr/share/snapserver/plug-ins/meta_mpd.py "$@" --mpd-host=127.0.0.1 --mpd-port=\(port)
-            """.write(to: wrapper, atomically: true, encoding: .utf8)
-        chmod(wrapper.path, 0o755)
-        let (server, _) = try play([first, second], ["--mpd-listen", "127.0.0.1:\(port)"], controlScript: wrapper.path)
+        let (server, _) = try play([first, second], ["--mpd-listen", "127.0.0.1:\(port)"],
+                                   controlScript: try SnapServer.metaMPD(in: home, port: port))
 
         func title() throws -> String? {
             ((try server.streamProperties())["metadata"] as? [String: Any])?["title"] as? String
