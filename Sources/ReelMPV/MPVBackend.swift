@@ -624,7 +624,8 @@ extension MPVBackend {
         switch news {
         case .lost(let problem):
             let first = sinkLost == nil
-            sinkLost = (problem, sinkLost?.heard ?? lastHeard)
+            // Paused, the rooms had heard everything up to where they stopped: nothing to play again.
+            sinkLost = (problem, first ? (paused ? nil : lastHeard) : sinkLost?.heard)
             setFlag("pause", true)
             var events: [BackendEvent] = [.outputProblem(problem)]
             if first, !paused, let token = currentToken { events.append(.buffering(token, true)) }

@@ -134,4 +134,5 @@ log("ready as \(busName) (\(restored) restored, \(uris.count) added)"
 let status = daemon.runLoop(stopFD: stopPipe.readFD)
 Subprocess.terminateAll()   // probes and cover-art extractions still running die with the daemon
 daemon.shutDown()
+if let relay { unlink(relay.fifoPath) }   // made again at the next start
 exit(status)
