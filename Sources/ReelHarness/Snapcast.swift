@@ -79,6 +79,12 @@ public final class SnapServer: @unchecked Sendable {
         self.process = nil
     }
 
+    /// Stops snapserver in its tracks (SIGSTOP), or lets it go on (SIGCONT): alive, reading nothing.
+    public func freeze(_ frozen: Bool) {
+        guard let process, process.isRunning else { return }
+        Glibc.kill(process.pid, frozen ? SIGSTOP : SIGCONT)
+    }
+
     public func stop(removing: Bool = false) {
         process?.stop()
         process = nil

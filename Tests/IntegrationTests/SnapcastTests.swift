@@ -217,6 +217,27 @@ extension SnapcastTests {
                        "Position said \(said) when the room reached \(next) s after snapserver came back")
     }
 
+    func testASnapserverThatStopsReadingIsReportedAndPlaybackWaitsForIt() throws {
+        let (server, _) = try play([media.long[0]])
+        while try position() < 2_000_000 { listen(for: 0.05) }
+        server.freeze(true)
+        defer { server.freeze(false) }
+        let problem = try lastError { !$0.isEmpty }
+        XCTAssertTrue(problem.contains("reading"), problem)
+        let held = try position()
+        listen(for: 1)
+        XCTAssertEqual(try position(), held, "Position ran on while snapserver read nothing")
+        let thawed = monotonicNow()
+        server.freeze(false)
+        _ = try lastError(timeout: 15) { $0.isEmpty }
+        let cleared = monotonicNow()
+        let deadline = Date().addingTimeInterval(10)
+        while try position() < held + 500_000, Date() < deadline { listen(for: 0.05) }
+        print("snapcast: snapserver reading again, LastError cleared \((cleared - thawed) / 1000) ms later, "
+              + "playing on \((monotonicNow() - thawed) / 1000 - 500) ms later")
+        XCTAssertGreaterThanOrEqual(try position(), held + 500_000, "playback did not go on")
+    }
+
     func testWithoutSnapserverReelSaysWhyAndStartsWhenItComes() throws {
         let server = try SnapServer()
         self.server = server
