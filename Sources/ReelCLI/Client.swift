@@ -96,6 +96,7 @@ public final class Client {
         var status = PlayerStatus(player: player, lastError: reel["LastError"]?.string ?? "",
                                   libraryError: reel["LibraryError"]?.string ?? "", activity: reel["Activity"]?.string ?? "")
         status.controlAddresses = reel["ControlAddresses"]?.stringArray ?? []
+        status.audioOutput = reel["AudioOutput"]?.string ?? ""
         if case .structure(let fill) = reel["CacheFill"], fill.count == 2, let present = fill[0].int64, present >= 0 {
             status.cacheFill = (present, fill[1].int64 ?? -1)
         }

@@ -28,13 +28,17 @@ public struct PlayerStatus: Equatable, Sendable {
     public var cacheFill: (present: Int64, length: Int64)?
     /// Where the daemon's other control buses listen ("mpd:/path").
     public var controlAddresses: [String] = []
+    /// Where the sound goes when not to mpv's audio output ("snapcast:/path"); "" for mpv's own.
+    public var audioOutput = ""
 
     public init() {}
 
-    /// "MPD protocol on PATH and HOST:PORT", when the daemon serves it.
+    /// "MPD protocol on PATH and HOST:PORT; playing to snapcast:PATH", for what the daemon serves and plays to.
     public var listeners: String? {
         let mpd = controlAddresses.filter { $0.hasPrefix("mpd:") }.map { String($0.dropFirst(4)).printable }
-        return mpd.isEmpty ? nil : "MPD protocol on " + mpd.joined(separator: " and ")
+        let parts = [mpd.isEmpty ? nil : "MPD protocol on " + mpd.joined(separator: " and "),
+                     audioOutput.isEmpty ? nil : "playing to " + audioOutput.printable].compactMap { $0 }
+        return parts.isEmpty ? nil : parts.joined(separator: "; ")
     }
 
     /// Builds the status from Player properties and the reel extension's LastError.
@@ -92,6 +96,7 @@ public struct PlayerStatus: Equatable, Sendable {
         object["activity"] = activity.isEmpty ? nil : activity
         if let fill = cacheFill { object["cached"] = ["present": fill.present, "length": fill.length] }
         if !controlAddresses.isEmpty { object["controlAddresses"] = controlAddresses }
+        if !audioOutput.isEmpty { object["audioOutput"] = audioOutput }
         return object
     }
 }

@@ -19,6 +19,8 @@ public protocol Session: AnyObject {
     var libraryError: String? { get }
     /// Where the session's other control buses listen, as `BUS:ADDRESS` ("mpd:/run/user/1000/reel/mpd.socket").
     var controlAddresses: [String] { get }
+    /// Where the sound goes when not to mpv's audio output ("snapcast:/tmp/snapfifo"); "" for mpv's own.
+    var audioOutput: String { get }
     /// What the player decodes now and its bitrate in kbit/s (MPD's `audio` and `bitrate`), read when asked.
     func audioNow() -> (format: AudioFormat?, bitrate: Int?)
     /// A cover for a URI: the library's, the queue's, or an image beside a local file.

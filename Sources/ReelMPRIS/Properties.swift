@@ -41,6 +41,7 @@ enum PropertyValues {
         case (MPRIS.reel, "LastError"): .string(s.lastError ?? "")
         case (MPRIS.reel, "Version"): .string(version)
         case (MPRIS.reel, "ControlAddresses"): .strings(host.controlAddresses)
+        case (MPRIS.reel, "AudioOutput"): .string(host.audioOutput)
         case (MPRIS.reel, "ReplayGain"): .string(s.replayGain.rawValue)
         case (MPRIS.reel, "Video"): .boolean(s.video)
         case (MPRIS.reel, "Activity"): .string(s.activity ?? "")

@@ -23,6 +23,7 @@ final class Daemon: Session {
     /// The MPD protocol's listeners, a sibling of `mpris` over the same session.
     private(set) var mpd: MPDServer?
     private(set) var controlAddresses: [String] = []
+    private(set) var audioOutput = ""
     /// Engine announcements of this loop turn, for the MPRIS adapter.
     private var announcements: [Announcement] = []
     private var quitting = false
@@ -144,8 +145,11 @@ final class Daemon: Session {
 
     func quit() { quitting = true }
 
-    /// The audio output plays out this much after mpv hands audio over (snapserver's buffer and pipes).
-    func useOutputDelay(_ delay: MediaTime) { engine.outputDelay = delay }
+    /// The sound goes to `output` (snapserver), which plays it this much after mpv hands it over.
+    func useOutput(_ output: String, delay: MediaTime) {
+        audioOutput = output
+        engine.outputDelay = delay
+    }
 
     func audioNow() -> (format: AudioFormat?, bitrate: Int?) {
         engine.state.token == nil ? (nil, nil) : backend.audioNow()

@@ -102,7 +102,7 @@ do {
     if options.mpdListen != nil { exit(1) }   // asked for: a daemon that silently lacks it would mislead
 }
 if let relay {
-    daemon.useOutputDelay(relay.nominalDelay)
+    daemon.useOutput(relay.target.description, delay: relay.nominalDelay)
     relay.start()
 }
 let restored = options.fresh ? 0 : daemon.restoreQueue()

@@ -246,6 +246,13 @@ extension SnapcastTests {
         let problem = try lastError { !$0.isEmpty }
         XCTAssertTrue(problem.contains(server.fifo), problem)
         XCTAssertEqual(try position(), 0, "nothing plays without a room")
+        // `reel status` says where the sound goes and why nothing is heard.
+        let (status, out) = try reel("status")
+        XCTAssertEqual(status, 0)
+        XCTAssertTrue(out.contains("playing to snapcast:\(server.fifo)"), out)
+        XCTAssertTrue(out.contains(problem), out)
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(try reel("status", "--json").1.utf8)) as? [String: Any])
+        XCTAssertEqual(json["audioOutput"] as? String, "snapcast:\(server.fifo)")
         try server.start()
         _ = try lastError(timeout: 15) { $0.isEmpty }
         let deadline = Date().addingTimeInterval(10)

@@ -24,6 +24,17 @@ final class JSONOutputTests: XCTestCase {
         XCTAssertEqual(parsed["lastError"] as? String, hostile)
     }
 
+    func testTheSecondLineSaysWhereTheDaemonListensAndPlays() {
+        var status = PlayerStatus()
+        XCTAssertNil(status.listeners)
+        status.controlAddresses = ["mpd:/run/user/1000/reel/mpd.socket", "mpd:127.0.0.1:6600"]
+        XCTAssertEqual(status.listeners, "MPD protocol on /run/user/1000/reel/mpd.socket and 127.0.0.1:6600")
+        status.audioOutput = "snapcast:/tmp/snap\u{1b}[2Jfifo"
+        XCTAssertEqual(status.listeners, "MPD protocol on /run/user/1000/reel/mpd.socket and 127.0.0.1:6600; "
+                       + "playing to snapcast:/tmp/snap" + "\u{1b}[2Jfifo".printable)
+        XCTAssertFalse(status.listeners!.contains("\u{1b}"), "a path cannot drive the terminal")
+    }
+
     func testHandWrittenJSONStringsEscapeTheSame() throws {
         let text = "[" + JSON.string(hostile) + "]"
         XCTAssertEqual(text.terminalSafe, text)

@@ -31,6 +31,7 @@ final class ScriptedSession: Session {
     func expand(_ text: String) -> Result<[String], URIProblem> { validate(text).map { [$0] } }
     var libraryError: String? { nil }
     var controlAddresses: [String] { [] }
+    var audioOutput: String { "" }
     /// What the player would say it decodes.
     var audio: (format: AudioFormat?, bitrate: Int?) = (nil, nil)
     func audioNow() -> (format: AudioFormat?, bitrate: Int?) { audio }
