@@ -16,8 +16,13 @@ public struct SampleSmoother: Equatable, Sendable {
     /// A sample further than this from the line starts a new one: a seek, a
     /// resume, another file, a stall.
     public static let reach: MediaTime = 25_000
-    /// How much of each departure the line takes up.
+    /// How much of each departure the line takes up, once settled.
     public static let pull = 0.1
+
+    /// The weight of the `n`th measure (from 1) in an average that settles:
+    /// the plain mean of the first ten, then a tenth of each new one. The
+    /// line uses it; so does the Snapcast relay for what waits in its pipes.
+    public static func weight(ofMeasure n: Int) -> Double { max(pull, 1 / Double(max(n, 1))) }
 
     public init() {}
 
@@ -33,7 +38,7 @@ public struct SampleSmoother: Equatable, Sendable {
             return sample
         }
         count += 1
-        let value = predicted + MediaTime((Double(departure) * max(Self.pull, 1 / Double(count))).rounded())
+        let value = predicted + MediaTime((Double(departure) * Self.weight(ofMeasure: count)).rounded())
         self.line = (now, value)
         return value
     }

@@ -23,7 +23,7 @@ import ReelSystem
 /// every 20 ms, and a pipe of one page takes no write until its page is read
 /// to the end, so half of each chunk it read was silence.
 public final class PCMRelay: @unchecked Sendable {
-    // @unchecked: `output` and `carried` are under `lock`; the FIFO's descriptors and settings are immutable; onChange is set before start().
+    // @unchecked: `output`, `holder`, `carried`, `waiting` and `measures` are under `lock`; `paced` is the relay thread's alone; the rest is immutable, and onChange is set before start().
     public static let bytesPerSecond = 48_000 * 2 * 2
     static let fifoSize: Int32 = 4096
     static let pipeSize: Int32 = 8192
@@ -54,7 +54,7 @@ public final class PCMRelay: @unchecked Sendable {
     /// The average of what waits in the pipes, bytes (nil: none measured since connecting), of `measures`.
     private var waiting: Double?
     private var measures = 0
-    /// TCP only: when the first byte of this connection was sent, and how many since.
+    /// TCP only, the relay thread's: when the count of bytes sent began, and how many since.
     private var paced: (start: MonotonicTime, bytes: Int)?
 
     /// Makes (or reuses) the FIFO at `fifoPath`, mode 0600, and opens it.
@@ -103,17 +103,13 @@ public final class PCMRelay: @unchecked Sendable {
                 case .tcp: bytes += Int(max(reel_bytes_unsent(output), 0)) + Int(Self.tcpLead * Int64(Self.bytesPerSecond) / 1_000_000)
                 }
             }
-            // The mean of the measures so far, then a tenth of each new one.
             measures += 1
-            let average = waiting.map { $0 + max(Self.smoothing, 1 / Double(measures)) * (Double(bytes) - $0) } ?? Double(bytes)
+            let average = waiting.map { $0 + SampleSmoother.weight(ofMeasure: measures) * (Double(bytes) - $0) } ?? Double(bytes)
             waiting = average
             return average
         }
         return serverBuffer + MediaTime((bytes * 1_000_000 / Double(Self.bytesPerSecond)).rounded())
     }
-
-    /// The weight of each new measure in the average of what waits (a time constant of about ten samples).
-    static let smoothing = 0.1
 
     /// The delay with the pipes as full as they run while playing.
     public var nominalDelay: MediaTime {
@@ -138,10 +134,10 @@ public final class PCMRelay: @unchecked Sendable {
                     lock.withLock {
                         output = fd
                         holder = reader
-                        paced = nil
                         waiting = nil
                         measures = 0
                     }
+                    paced = nil
                     if case .some(.some) = reported { onChange?(nil) }
                     reported = .some(nil)
                 case .failure(let problem):
@@ -206,19 +202,15 @@ public final class PCMRelay: @unchecked Sendable {
 
     private func waitForPace(adding count: Int) {
         let now = monotonicNow()
-        let (start, bytes) = lock.withLock {
-            let state = paced ?? (now, 0)
-            paced = (state.start, state.bytes + count)
-            return state
-        }
+        let (start, bytes) = paced ?? (now, 0)
+        paced = (start, bytes + count)
         let due = start + MonotonicTime(bytes) * 1_000_000 / MonotonicTime(Self.bytesPerSecond) - Self.tcpLead
-        if due > now + 100_000 {
-            // Far behind the clock means a stall (a pause with nothing written): start the count again.
-            lock.withLock { paced = (now, count) }
+        if due > now + 100_000 || now - due > 200_000 {
+            // Far ahead of the clock (it jumped) or far behind it (nothing came for a while: mpv
+            // closed its output between files): the count starts again from now.
+            paced = (now, count)
         } else if due > now {
             Threads.sleep(seconds: Double(due - now) / 1e6)
-        } else if now - due > 200_000 {
-            lock.withLock { paced = (now, count) }
         }
     }
 
