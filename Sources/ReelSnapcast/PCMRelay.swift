@@ -111,10 +111,15 @@ public final class PCMRelay: @unchecked Sendable {
         return serverBuffer + MediaTime((bytes * 1_000_000 / Double(Self.bytesPerSecond)).rounded())
     }
 
-    /// The delay with the pipes as full as they run while playing.
+    /// The delay with the pipes as full as they run while playing: reel's FIFO,
+    /// half a chunk in the relay, and snapserver's pipe or (TCP) the lead sent ahead.
     public var nominalDelay: MediaTime {
-        let bytes = Int(Self.fifoSize + Self.pipeSize) + Self.chunk / 2
-        return serverBuffer + MediaTime(bytes) * 1_000_000 / MediaTime(Self.bytesPerSecond)
+        let ahead = switch target {
+        case .pipe: MediaTime(Self.pipeSize) * 1_000_000 / MediaTime(Self.bytesPerSecond)
+        case .tcp: Self.tcpLead
+        }
+        let bytes = Int(Self.fifoSize) + Self.chunk / 2
+        return serverBuffer + ahead + MediaTime(bytes) * 1_000_000 / MediaTime(Self.bytesPerSecond)
     }
 
     // MARK: The relay's thread
