@@ -45,6 +45,10 @@ public final class MPVBackend {
     private var cacheHadRoom = true
     /// The on_load hook mpv waits on while the cache looks at a URL.
     private var pendingHook: (id: UInt64, url: String)?
+    private enum Hook: UInt64 { case load = 1, preloaded = 2 }
+    /// How files are levelled by their tags, and the filter that does it now.
+    private var replayGain = ReplayGain.off
+    private var levelFilter = ""
     /// Where the sound goes instead of a sound server (snapserver's pipe), and what it reports.
     private let sink: (any AudioSink)?
     private let sinkNews: Mailbox<SinkNews>
@@ -140,8 +144,10 @@ public final class MPVBackend {
         if let stream {
             stream.register(with: handle)
             // Before mpv opens a file, the cache says whether it reads through it.
-            mpv_hook_add(handle, 0, "on_load", 50)
+            mpv_hook_add(handle, Hook.load.rawValue, "on_load", 50)
         }
+        // Once a file is open, before its decoder starts, its ReplayGain level is set.
+        mpv_hook_add(handle, Hook.preloaded.rawValue, "on_preloaded", 50)
         // Closing the video window hides the video; the sound goes on.
         command(["define-section", "reel", "CLOSE_WIN script-message \(Self.windowClosedMessage)", "force"])
         command(["enable-section", "reel"])
@@ -210,8 +216,15 @@ public final class MPVBackend {
             var value = volume * 100
             mpv_set_property_async(handle, 0, "volume", MPV_FORMAT_DOUBLE, &value)
         case .setReplayGain(let mode):
-            // mpv reads the gain of every file from its tags, also across gapless transitions.
-            mpv_set_property_string(handle, "replaygain", mode == .off ? "no" : mode.rawValue)
+            replayGain = mode
+            // The playing file at once; the next ones when they open.
+            var node = mpv_node()
+            if mpv_get_property(handle, "current-tracks/audio", MPV_FORMAT_NODE, &node) >= 0 {
+                level(Self.replayGainTags(MPVNode.map(node)))
+                mpv_free_node_contents(&node)
+            } else if mode == .off {
+                level(ReplayGainTags())
+            }
         case .setVideo(let on):
             // Deselecting the video track drops the window without a seek: the sound goes on.
             // Asynchronous: opening a video output can take a while, and the loop never waits.
@@ -340,7 +353,13 @@ public final class MPVBackend {
             return .idle
         case MPV_EVENT_HOOK:
             guard let hook = event.data?.assumingMemoryBound(to: mpv_event_hook.self).pointee else { return nil }
-            hookCalled(hook.id)
+            switch Hook(rawValue: event.reply_userdata) {
+            case .load: loadHookCalled(hook.id)
+            case .preloaded:
+                levelOpenedFile()
+                mpv_hook_continue(handle, hook.id)
+            case nil: mpv_hook_continue(handle, hook.id)
+            }
             return nil
         case MPV_EVENT_CLIENT_MESSAGE:
             guard let message = event.data?.assumingMemoryBound(to: mpv_event_client_message.self).pointee,
@@ -441,7 +460,7 @@ public final class MPVBackend {
     public var readsThroughCache: Bool { stream != nil }
 
     /// mpv is about to open a file: remote files wait for the cache to look at them.
-    private func hookCalled(_ id: UInt64) {
+    private func loadHookCalled(_ id: UInt64) {
         var name: UnsafeMutablePointer<CChar>?
         mpv_get_property(handle, "stream-open-filename", MPV_FORMAT_STRING, &name)
         let url = name.map { String(cString: $0) } ?? ""
@@ -491,6 +510,44 @@ public final class MPVBackend {
     private func releaseHook() {
         guard let hook = pendingHook else { return }
         continueHook(hook.url, .failed("replaced"))
+    }
+
+    // MARK: ReplayGain
+
+    /// Levels the file mpv has opened by its first audio track's tags (mpv
+    /// has not chosen its track yet; music has one).
+    private func levelOpenedFile() {
+        var node = mpv_node()
+        guard mpv_get_property(handle, "track-list", MPV_FORMAT_NODE, &node) >= 0 else {
+            level(ReplayGainTags())
+            return
+        }
+        defer { mpv_free_node_contents(&node) }
+        let audio = MPVNode.array(node).map(MPVNode.map).first { $0["type"].flatMap(MPVNode.string) == "audio" }
+        level(audio.map(Self.replayGainTags) ?? ReplayGainTags())
+    }
+
+    /// mpv's own ReplayGain is the output's gain, which it sets when the next
+    /// file's decoder starts, while the last quarter second of the file before
+    /// still waits in the output: that would be heard at the next file's level.
+    /// A filter levels samples as they are decoded, so each file keeps its own
+    /// level to its last sample, across gapless transitions too.
+    private func level(_ tags: ReplayGainTags) {
+        let filter = replayGain == .off ? "" : "@reel-replaygain:lavfi-volume=volume=\(tags.factor(replayGain)):precision=float"
+        guard filter != levelFilter else { return }
+        let rc = mpv_set_property_string(handle, "af", filter)
+        guard rc >= 0 else {
+            writeStandardError("reeld: cannot set the ReplayGain level: \(MPVError.describe(rc))")
+            return
+        }
+        levelFilter = filter
+    }
+
+    private static func replayGainTags(_ track: [String: mpv_node]) -> ReplayGainTags {
+        ReplayGainTags(trackGain: track["replaygain-track-gain"].flatMap(MPVNode.double),
+                       trackPeak: track["replaygain-track-peak"].flatMap(MPVNode.double),
+                       albumGain: track["replaygain-album-gain"].flatMap(MPVNode.double),
+                       albumPeak: track["replaygain-album-peak"].flatMap(MPVNode.double))
     }
 
     private func sample(_ seconds: Double, _ token: LoadToken) -> BackendEvent? {

@@ -26,6 +26,10 @@ enum MPVNode {
         return String(cString: s)
     }
 
+    static func double(_ node: mpv_node) -> Double? {
+        node.format == MPV_FORMAT_DOUBLE ? node.u.double_ : nil
+    }
+
     static func int64(_ node: mpv_node) -> Int64? {
         node.format == MPV_FORMAT_INT64 ? node.u.int64 : nil
     }

@@ -219,19 +219,50 @@ final class SoundServerTests: DaemonTestCase {
     func testReplayGainLevelsEveryFileAcrossGaplessTransitionsOnPulseAudio() throws { try checkReplayGain(on: .pulse) }
 
     /// −6 dB, 0 dB, −6 dB by their tags, in gapless order: the 0 dB one is
-    /// heard 6 dB louder than the one before and the one after it.
+    /// heard 6 dB louder than the one before and the one after it, and each
+    /// keeps its level to its last sample (mpv's own ReplayGain switched to the
+    /// next file's level about 250 ms before the file was heard).
     private func checkReplayGain(on kind: SoundServer.Kind) throws {
         let recording = try play([media.quieter, media.louder, media.quieter], on: kind, ["--replaygain", "track"])
         try waitForStatus("Stopped", timeout: 15)
         recording.stop()
-        XCTAssertLessThanOrEqual(recording.gaps().first?.length ?? 0, 10_000, "gapless on \(kind.name)")
         let start = try XCTUnwrap(recording.sounds().first?.start, "nothing was heard")
         let up = try XCTUnwrap(recording.onset(of: 880, after: start), "the 0 dB file was not heard")
-        let down = try XCTUnwrap(recording.onset(of: 440, after: up + 100_000), "the last file was not heard")
+        // Searched for from 1 s into the 1.5 s file: the edge of a gap halves a tone's zero crossings.
+        let down = try XCTUnwrap(recording.onset(of: 440, after: up + 1_000_000), "the last file was not heard")
+        let gap = recording.gaps().first
+        XCTAssertLessThanOrEqual(gap?.length ?? 0, 10_000, "gapless on \(kind.name): \(gap?.length ?? 0) µs of silence "
+                                 + "at \(((gap?.at ?? 0) - start) / 1000) ms; the files were heard at 0, \((up - start) / 1000) "
+                                 + "and \((down - start) / 1000) ms")
         let first = recording.level(from: start + 200_000, to: up - 200_000)
         let loud = recording.level(from: up + 200_000, to: down - 200_000)
         let last = recording.level(from: down + 200_000, to: down + 1_100_000)
         XCTAssertEqual(loud - first, 6.02, accuracy: 1, "−6 dB then 0 dB on \(kind.name): \(first) → \(loud) dBFS")
         XCTAssertEqual(loud - last, 6.02, accuracy: 1, "0 dB then −6 dB on \(kind.name): \(loud) → \(last) dBFS")
+        let firstEnd = recording.level(from: up - 150_000, to: up - 20_000)
+        let loudEnd = recording.level(from: down - 150_000, to: down - 20_000)
+        XCTAssertEqual(firstEnd, first, accuracy: 1, "the −6 dB file's last 150 ms on \(kind.name): \(first) → \(firstEnd) dBFS")
+        XCTAssertEqual(loudEnd, loud, accuracy: 1, "the 0 dB file's last 150 ms on \(kind.name): \(loud) → \(loudEnd) dBFS")
+    }
+
+    func testTurningReplayGainOnLevelsThePlayingFileWithoutAGapOnPipeWire() throws { try checkReplayGainTurnedOn(on: .pipewire) }
+    func testTurningReplayGainOnLevelsThePlayingFileWithoutAGapOnPulseAudio() throws { try checkReplayGainTurnedOn(on: .pulse) }
+
+    /// A file tagged −6 dB, played with ReplayGain off, then on: the rest of
+    /// it is heard 6 dB lower, and the sound goes on through the change.
+    private func checkReplayGainTurnedOn(on kind: SoundServer.Kind) throws {
+        let recording = try play([media.quieterLong], on: kind)
+        try waitForStatus("Playing")
+        listen(for: 1.5)
+        let change = monotonicNow()
+        try set("ReplayGain", .string("track"), MPRIS.reel)
+        try waitForStatus("Stopped", timeout: 15)
+        recording.stop()
+        let start = try XCTUnwrap(recording.sounds().first?.start, "nothing was heard")
+        let end = try XCTUnwrap(recording.sounds().last?.end)
+        let before = recording.level(from: start + 200_000, to: change)
+        let after = recording.level(from: change + 500_000, to: end - 200_000)
+        XCTAssertEqual(before - after, 6.02, accuracy: 1, "ReplayGain on during the file on \(kind.name): \(before) → \(after) dBFS")
+        XCTAssertLessThanOrEqual(recording.gaps().first?.length ?? 0, 10_000, "silence at the change on \(kind.name)")
     }
 }

@@ -24,6 +24,8 @@ struct Media: Sendable {
     /// and 0 dB (880 Hz); both say -3 dB for the album.
     let quieter: URL
     let louder: URL
+    /// The quieter tone, 5 s long: long enough to change the level while it plays.
+    let quieterLong: URL
     /// A 6 s video (a test pattern) with a 500 Hz tone.
     let video: URL
     /// A 1.5 s FLAC at 44.1 kHz, to follow one at 48 kHz.
@@ -72,9 +74,9 @@ struct Media: Sendable {
                 return url
             }
         }
-        func tagged(_ name: String, hz: Int, gain: String) throws -> URL {
+        func tagged(_ name: String, hz: Int, gain: String, seconds: Double = 1.5) throws -> URL {
             let url = dir.appendingPathComponent(name)
-            try Tones.ffmpeg(["-f", "lavfi", "-i", "sine=frequency=\(hz):duration=1.5:sample_rate=48000", "-ac", "2",
+            try Tones.ffmpeg(["-f", "lavfi", "-i", "sine=frequency=\(hz):duration=\(seconds):sample_rate=48000", "-ac", "2",
                               "-metadata", "title=\(name)",
                               "-metadata", "REPLAYGAIN_TRACK_GAIN=\(gain) dB", "-metadata", "REPLAYGAIN_TRACK_PEAK=0.125",
                               "-metadata", "REPLAYGAIN_ALBUM_GAIN=-3.00 dB", "-metadata", "REPLAYGAIN_ALBUM_PEAK=0.125",
@@ -94,7 +96,8 @@ struct Media: Sendable {
         return Media(dir: dir, tones: tones, withCover: withCover, cover: cover, broken: broken,
                      embeddedArt: embeddedArt, long: long, gapless: gapless,
                      quieter: try tagged("quieter.flac", hz: 440, gain: "-6.00"),
-                     louder: try tagged("louder.flac", hz: 880, gain: "0.00"), video: video, otherRate: otherRate,
+                     louder: try tagged("louder.flac", hz: 880, gain: "0.00"),
+                     quieterLong: try tagged("quieter-long.flac", hz: 440, gain: "-6.00", seconds: 5), video: video, otherRate: otherRate,
                      steps: steps)
     }
 }
