@@ -29,3 +29,9 @@ static inline int reel_bytes_unsent(int fd) {
 static inline int reel_set_pipe_size(int fd, int size) {
     return fcntl(fd, F_SETPIPE_SZ, size);
 }
+#include <malloc.h>
+// Large blocks (at least `bytes`) get mappings of their own, returned when freed, always:
+// glibc otherwise raises the threshold after the first such block is freed.
+static inline void reel_map_large_blocks(int bytes) {
+    mallopt(M_MMAP_THRESHOLD, bytes);
+}

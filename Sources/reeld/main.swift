@@ -1,3 +1,4 @@
+import CLinux
 import FoundationEssentials
 import Glibc
 import ReelSystem
@@ -9,6 +10,14 @@ import ReelMPV
 import ReelLibrary
 import ReelSnapcast
 
+// glibc serves a large block with a mapping of its own, returned when freed, until such a block
+// is freed: then it raises that threshold (up to 32 MiB) and keeps later large blocks in the
+// heap, which it rarely gives back. The daemon's largest blocks are short-lived (a D-Bus reply
+// that lists the whole queue, a new shuffle order); kept, they made a 100,000-entry queue cost
+// 53 MiB instead of 36. Blocks of 4 MiB and more keep their own mappings: at 128 KiB (glibc's
+// start) it was 34 MiB, but the queue's arrays of 1 MiB were mapped anew at every change, which
+// doubled a Shuffle's loop time (docs/benchmark.md).
+reel_map_large_blocks(4 << 20)
 
 let environment = ProcessInfo.processInfo.environment
 var defaults = Options()
