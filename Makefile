@@ -14,7 +14,7 @@ PACKAGES := pkg-config libdbus-1-dev libmpv-dev libsqlite3-dev libcurl4-openssl-
   mpc python3-mpd ncmpc snapserver snapclient python3-musicbrainzngs
 BENCH_PACKAGES := mpv mpv-mpris mpd mpc curl
 # The desktops whose media widgets make test-desktops drives.
-DESKTOP_PACKAGES := gnome-shell
+DESKTOP_PACKAGES := gnome-shell plasma-workspace qtwayland5 sway waybar at-spi2-core python3-pyatspi playerctl
 DEMO_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/reel/demo
 
 .PHONY: all deps bench-deps build release test test-desktops stress run bench install uninstall clean
