@@ -49,6 +49,7 @@ public final class MPVBackend {
     /// How files are levelled by their tags, and the filter that does it now.
     private var replayGain = ReplayGain.off
     private var levelFilter = ""
+    private var levelHookAdded = false
     /// Where the sound goes instead of a sound server (snapserver's pipe), and what it reports.
     private let sink: (any AudioSink)?
     private let sinkNews: Mailbox<SinkNews>
@@ -146,8 +147,6 @@ public final class MPVBackend {
             // Before mpv opens a file, the cache says whether it reads through it.
             mpv_hook_add(handle, Hook.load.rawValue, "on_load", 50)
         }
-        // Once a file is open, before its decoder starts, its ReplayGain level is set.
-        mpv_hook_add(handle, Hook.preloaded.rawValue, "on_preloaded", 50)
         // Closing the video window hides the video; the sound goes on.
         command(["define-section", "reel", "CLOSE_WIN script-message \(Self.windowClosedMessage)", "force"])
         command(["enable-section", "reel"])
@@ -217,6 +216,12 @@ public final class MPVBackend {
             mpv_set_property_async(handle, 0, "volume", MPV_FORMAT_DOUBLE, &value)
         case .setReplayGain(let mode):
             replayGain = mode
+            if mode != .off, !levelHookAdded {
+                // From now on, once a file is open and before its decoder starts, its level is set. Only
+                // then: mpv waits on a hook for the loop, which would add to the silence at every cut.
+                mpv_hook_add(handle, Hook.preloaded.rawValue, "on_preloaded", 50)
+                levelHookAdded = true
+            }
             // The playing file at once; the next ones when they open.
             var node = mpv_node()
             if mpv_get_property(handle, "current-tracks/audio", MPV_FORMAT_NODE, &node) >= 0 {
