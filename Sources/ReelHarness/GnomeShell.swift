@@ -6,19 +6,16 @@ import ReelDBus
 /// `org.gnome.Shell.Eval`, which `--unsafe-mode` allows. Its login manager
 /// wants a system bus: it gets a private one.
 public final class GnomeShell: @unchecked Sendable {
-    // @unchecked: driven from the test thread only; the list of processes is never shared.
-    private let dir: URL
-    private var processes: [SpawnedProcess] = []
+    // @unchecked: driven from the test thread only; its folder and processes are never shared.
+    private let folder: DesktopFolder
     private let connection: Connection
 
     public init(sessionBus: String) throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/gnome-shell") else {
             throw HarnessError("gnome-shell is not installed (make test-desktops installs it)")
         }
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("reel-gnome-\(UUID().uuidString.prefix(6))")
-        let runtime = dir.appendingPathComponent("run"), home = dir.appendingPathComponent("home")
-        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        folder = try DesktopFolder("gnome")
+        let dir = folder.dir
         let systemBus = dir.appendingPathComponent("system_bus")
         try """
             <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
@@ -37,39 +34,23 @@ public final class GnomeShell: @unchecked Sendable {
         var environment = ProcessInfo.processInfo.environment
         environment["DBUS_SESSION_BUS_ADDRESS"] = sessionBus
         environment["DBUS_SYSTEM_BUS_ADDRESS"] = "unix:path=\(systemBus.path)"
-        environment["XDG_RUNTIME_DIR"] = runtime.path
-        environment["HOME"] = home.path
-        environment["XDG_CONFIG_HOME"] = home.appendingPathComponent(".config").path
-        environment["XDG_DATA_HOME"] = home.appendingPathComponent(".local/share").path
-        environment["XDG_CACHE_HOME"] = home.appendingPathComponent(".cache").path
-        processes.append(try SpawnedProcess("/usr/bin/dbus-daemon", ["--config-file=\(dir.path)/system.conf", "--nofork"],
-                                            environment: environment))
+        environment.merge(DesktopFolder.environment(home: folder.home, runtime: folder.runtime)) { _, b in b }
+        try folder.spawn("/usr/bin/dbus-daemon", ["--config-file=\(dir.path)/system.conf", "--nofork"], environment: environment)
         let deadline = Date().addingTimeInterval(5)
         while !FileManager.default.fileExists(atPath: systemBus.path), Date() < deadline { usleep(20_000) }
         // Its output goes to a log in its folder, shown when it fails to start.
-        let log = dir.appendingPathComponent("gnome-shell.log").path
-        processes.append(try SpawnedProcess("/bin/sh", ["-c", "exec /usr/bin/gnome-shell --headless --wayland --no-x11 "
-                                                        + "--virtual-monitor 1280x800 --unsafe-mode >'\(log)' 2>&1"],
-                                            environment: environment))
+        let log = dir.appendingPathComponent("gnome-shell.log")
+        try folder.start("/usr/bin/gnome-shell --headless --wayland --no-x11 --virtual-monitor 1280x800 --unsafe-mode",
+                         log: log, environment: environment)
         connection = try Connection(address: sessionBus)
-        let started = Date().addingTimeInterval(60)
-        while (try? eval("1 + 1")) != "2" {
-            guard Date() < started, processes.last?.isRunning == true else {
-                let said = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-                stop()
-                throw HarnessError("gnome-shell did not start on its private buses:\n\(said.suffix(3000))")
-            }
-            usleep(200_000)
+        try folder.wait(for: "gnome-shell did not start on its private buses", timeout: 60, log: log, poll: 200_000) {
+            (try? eval("1 + 1")) == "2"
         }
     }
 
     deinit { stop() }
 
-    public func stop() {
-        for process in processes.reversed() { process.stop() }
-        processes = []
-        try? FileManager.default.removeItem(at: dir)
-    }
+    public func stop() { folder.stop() }
 
     /// Runs JavaScript in the shell; its result as text.
     public func eval(_ script: String) throws -> String {
