@@ -216,7 +216,11 @@ public final class MPVBackend {
             mpv_set_property_async(handle, 0, "volume", MPV_FORMAT_DOUBLE, &value)
         case .setReplayGain(let mode):
             replayGain = mode
-            if mode != .off, !levelHookAdded {
+            guard mode != .off else {
+                level(ReplayGainTags())
+                break
+            }
+            if !levelHookAdded {
                 // From now on, once a file is open and before its decoder starts, its level is set. Only
                 // then: mpv waits on a hook for the loop, which would add to the silence at every cut.
                 mpv_hook_add(handle, Hook.preloaded.rawValue, "on_preloaded", 50)
@@ -227,8 +231,6 @@ public final class MPVBackend {
             if mpv_get_property(handle, "current-tracks/audio", MPV_FORMAT_NODE, &node) >= 0 {
                 level(Self.replayGainTags(MPVNode.map(node)))
                 mpv_free_node_contents(&node)
-            } else if mode == .off {
-                level(ReplayGainTags())
             }
         case .setVideo(let on):
             // Deselecting the video track drops the window without a seek: the sound goes on.
