@@ -21,6 +21,10 @@ public final class MPVBackend {
     /// buffer (about 150 ms) until playback resumes; yet playback resumes at
     /// the exact target. Until then the target is the real position.
     private var pausedSeekTarget: MediaTime?
+    /// Seeks sent that mpv has not yet run. mpv runs commands and reports
+    /// restarts in one order, so a restart while one is unanswered lands an
+    /// earlier seek that a later one replaces: it is not where playback goes.
+    private var seeksUnanswered = 0
     /// The first error mpv logged while opening the current file: more telling
     /// than the error code ("HTTP error 404 Not Found" rather than "loading failed").
     private var openingError: String?
@@ -132,6 +136,8 @@ public final class MPVBackend {
             settings.append(("ao", ao))
         }
         if let vo = options.videoOutput { settings.append(("vo", vo)) }
+        // For diagnosis: mpv's own log, at its debug level, in a file.
+        if let log = ProcessInfo.processInfo.environment["REEL_MPV_LOG"] { settings.append(("log-file", log)) }
         for (name, value) in settings {
             let rc = mpv_set_option_string(handle, name, value)
             if rc < 0 { writeStandardError("reeld: mpv option \(name)=\(value): \(MPVError.describe(rc))") }
@@ -206,7 +212,7 @@ public final class MPVBackend {
             if !paused { pausedSeekTarget = nil }
         case .seek(let target):
             pausedSeekTarget = paused ? target : nil
-            commandAsync(["seek", seconds(target), "absolute+exact"])
+            seek(to: target)
         case .setRate(let rate):
             speed = rate
             var value = rate
@@ -377,8 +383,11 @@ public final class MPVBackend {
             opening = false
             guard let token = currentToken else { return nil }
             return .loaded(token, loadedMetadata(), seekable: flag("seekable") ?? false, embeddedArt: hasAlbumArt())
+        case MPV_EVENT_COMMAND_REPLY:
+            if event.reply_userdata == Self.seekReply { seeksUnanswered = max(seeksUnanswered - 1, 0) }
+            return nil
         case MPV_EVENT_PLAYBACK_RESTART:
-            guard let token = currentToken, let position = position() else { return nil }
+            guard seeksUnanswered == 0, let token = currentToken, let position = position() else { return nil }
             return .restarted(token, position: position)
         case MPV_EVENT_END_FILE:
             guard let end = event.data?.assumingMemoryBound(to: mpv_event_end_file.self).pointee else { return nil }
@@ -607,8 +616,13 @@ public final class MPVBackend {
         _ = withCommand(args) { mpv_command(handle, $0) }
     }
 
-    private func commandAsync(_ args: [String]) {
-        _ = withCommand(args) { mpv_command_async(handle, 0, $0) }
+    /// The reply_userdata of seek commands, which mpv answers once it has run them.
+    private static let seekReply: UInt64 = 1
+
+    /// An exact seek, sent without waiting: mpv may be busy opening a file.
+    private func seek(to target: MediaTime) {
+        seeksUnanswered += 1
+        _ = withCommand(["seek", seconds(target), "absolute+exact"]) { mpv_command_async(handle, Self.seekReply, $0) }
     }
 
     /// An mpv command: the strings as the const char ** libmpv takes.
@@ -700,7 +714,7 @@ extension MPVBackend {
             if let heard = lost.heard, heard.token == currentToken, flag("seekable") == true {
                 // What was in the pipes and the server's buffer never reached a room: play it again.
                 pausedSeekTarget = paused ? heard.position : nil
-                commandAsync(["seek", seconds(max(heard.position, 0)), "absolute+exact"])
+                seek(to: max(heard.position, 0))
             }
             setFlag("pause", paused)
             var events: [BackendEvent] = [.outputProblem(nil)]

@@ -80,6 +80,7 @@ final class Daemon: Session {
         if case .add(let entries, let after, let atStart, let play) = command {
             command = .add(entries: library.enrich(entries), after: after, atStart: atStart, play: play)
         }
+        if trace { log("\(monotonicNow() % 100_000_000) command \(command)") }
         return engine.handle(command, now: monotonicNow()).map { perform($0) }
     }
 
@@ -172,7 +173,9 @@ final class Daemon: Session {
     private func perform(_ effects: [Effect]) {
         for effect in effects {
             switch effect {
-            case .backend(let command): send(command)
+            case .backend(let command):
+                if trace { log("\(monotonicNow() % 100_000_000) backend \(command)") }
+                send(command)
             case .announce(let announcement):
                 if trace { log("\(monotonicNow() % 100_000_000) announce \(announcement)") }
                 announcements.append(announcement)
