@@ -259,14 +259,15 @@ final class Daemon: Session {
             pollfd(fd: tasks.fd, events: Int16(POLLIN), revents: 0),
             pollfd(fd: timer.fd, events: Int16(POLLIN), revents: 0),
         ]
+        // What the start did (the files given on the command line) is announced before any
+        // call is answered: a client that reads Tracks must not get TrackAdded for them after.
+        publish()
         while !quitting {
             // libdbus may already hold messages it read while writing: take them first.
             while let message = connection.popMessage() { mpris?.handle(message) }
             for event in backend.drainEvents() { feed(event) }
             for task in tasks.take() { handle(task) }
-            mpris?.publish(announcements)
-            mpd?.publish(announcements)
-            announcements.removeAll()
+            publish()
             store()
             if quitting { break }
 
@@ -292,6 +293,13 @@ final class Daemon: Session {
             mpd?.expire(now: monotonicNow())
         }
         return 0
+    }
+
+    /// Hands this turn's announcements to both buses.
+    private func publish() {
+        mpris?.publish(announcements)
+        mpd?.publish(announcements)
+        announcements.removeAll()
     }
 
     /// However the loop ended: stores where playback was, stops it, and waits

@@ -36,11 +36,7 @@ final class NetworkFaultTests: DaemonTestCase {
         let child = try ChildProcess(URL(fileURLWithPath: "/usr/bin/python3"), [script.path, mode, media.long[0].path],
                                      busAddress: nil, home: home)
         server = child
-        guard let text = waitForOutput(child, "port"),
-              let port = text.split(separator: " ").last?.trimmingCharacters(in: .whitespacesAndNewlines) else {
-            throw TestFailure("the faulty server did not start")
-        }
-        return "http://127.0.0.1:\(port)/long1.ogg"
+        return "http://127.0.0.1:\(try waitForPort(child))/long1.ogg"
     }
 
     func lastError(timeout: Double = 15) -> String? {

@@ -83,11 +83,7 @@ final class PersistenceTests: DaemonTestCase {
                                       ["-u", "-m", "http.server", "--bind", "127.0.0.1", "--directory", media.dir.path, "0"],
                                       busAddress: nil, home: home)
         defer { server.stop() }
-        guard let text = waitForOutput(server, "port "),
-              let range = text.range(of: #"port (\d+)"#, options: .regularExpression) else {
-            throw TestFailure("no HTTP server")
-        }
-        let remote = "http://127.0.0.1:\(text[range].dropFirst(5))/long1.ogg"
+        let remote = "http://127.0.0.1:\(try waitForPort(server))/long1.ogg"
         let local = home.appendingPathComponent("downloaded.ogg")
         try FileManager.default.copyItem(at: media.long[0], to: local)
 

@@ -282,8 +282,7 @@ final class RemoteMediaTests: OriginTestCase {
         try Self.proxy.write(to: script, atomically: true, encoding: .utf8)
         let proxy = try ChildProcess(URL(fileURLWithPath: "/usr/bin/python3"), [script.path], busAddress: nil, home: home)
         defer { proxy.stop() }
-        let port = try XCTUnwrap(waitForOutput(proxy, "port")?.split(separator: " ").last?
-            .trimmingCharacters(in: .whitespacesAndNewlines))
+        let port = try waitForPort(proxy)
         try startDaemon([], [], environment: ["http_proxy": "http://127.0.0.1:\(port)", "no_proxy": ""])
         try player("OpenUri", [.string(origin.url("proxied.wav"))])
         try waitForStart()

@@ -30,6 +30,20 @@ extension DaemonTestCase {
         return nil
     }
 
+    /// The port a child announces on a line with "port N", once that line is
+    /// whole: a line still being written may end in the middle of the number.
+    func waitForPort(_ child: ChildProcess, timeout: Double = 10) throws -> Int {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            for line in child.text.split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
+                let words = line.split(separator: " ")
+                if let i = words.firstIndex(of: "port"), i + 1 < words.count, let port = Int(words[i + 1]) { return port }
+            }
+            listen(for: 0.02)
+        }
+        throw TestFailure("no port announced: \(child.text)")
+    }
+
     @discardableResult
     func reel(_ args: String...) throws -> (Int32, String) {
         try runTool(Binaries.reel, args)
