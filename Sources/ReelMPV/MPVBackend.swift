@@ -98,10 +98,6 @@ public final class MPVBackend {
     public init(options: Options) throws {
         // libmpv refuses to start unless numbers parse the C way.
         setlocale(LC_NUMERIC, "C")
-        // mpv 0.35 runs its PipeWire stream on a thread of normal priority, which misses
-        // the graph's deadline under load (a quantum of silence); client-rt.conf makes it
-        // real-time where the system allows, as pw-cat does and mpv 0.36 itself does.
-        if access("/usr/share/pipewire/client-rt.conf", R_OK) == 0 { setenv("PIPEWIRE_CONFIG_NAME", "client-rt.conf", 0) }
         guard let handle = mpv_create() else { throw MPVError("mpv_create failed") }
         self.handle = handle
         networkTimeout = options.networkTimeout
