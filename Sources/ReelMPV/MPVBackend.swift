@@ -624,8 +624,10 @@ public final class MPVBackend {
 
     /// An exact seek, sent without waiting: mpv may be busy opening a file.
     private func seek(to target: MediaTime) {
-        seeksUnanswered += 1
-        _ = withCommand(["seek", seconds(target), "absolute+exact"]) { mpv_command_async(handle, Self.seekReply, $0) }
+        // Counted only once sent: mpv never answers a command it refused to take, and a count
+        // that never falls would hide every restart after it.
+        let rc = withCommand(["seek", seconds(target), "absolute+exact"]) { mpv_command_async(handle, Self.seekReply, $0) }
+        if rc >= 0 { seeksUnanswered += 1 }
     }
 
     /// An mpv command: the strings as the const char ** libmpv takes.
