@@ -80,7 +80,7 @@ final class Daemon: Session {
         if case .add(let entries, let after, let atStart, let play) = command {
             command = .add(entries: library.enrich(entries), after: after, atStart: atStart, play: play)
         }
-        if trace { log("\(monotonicNow() % 100_000_000) command \(command)") }
+        if trace { traceLine("command \(command)") }
         return engine.handle(command, now: monotonicNow()).map { perform($0) }
     }
 
@@ -174,10 +174,10 @@ final class Daemon: Session {
         for effect in effects {
             switch effect {
             case .backend(let command):
-                if trace { log("\(monotonicNow() % 100_000_000) backend \(command)") }
+                if trace { traceLine("backend \(command)") }
                 send(command)
             case .announce(let announcement):
-                if trace { log("\(monotonicNow() % 100_000_000) announce \(announcement)") }
+                if trace { traceLine("announce \(announcement)") }
                 announcements.append(announcement)
                 if case .trackAdded(let id, _) = announcement, let entry = engine.queue[id] { prober.probeIfUnknown(entry) }
             case .store(let change):
@@ -244,7 +244,7 @@ final class Daemon: Session {
            entry.metadata.artURL == nil {
             art.extract(from: entry.uri, for: token.entry)
         }
-        if trace { log("\(monotonicNow() % 100_000_000) \(event)") }
+        if trace { traceLine("\(event)") }
         perform(engine.handle(event, now: monotonicNow()))
     }
 
@@ -293,6 +293,11 @@ final class Daemon: Session {
             mpd?.expire(now: monotonicNow())
         }
         return 0
+    }
+
+    /// A REEL_TRACE line, stamped with the monotonic clock (µs, last 100 s).
+    private func traceLine(_ text: String) {
+        log("\(monotonicNow() % 100_000_000) \(text)")
     }
 
     /// Hands this turn's announcements to both buses.
