@@ -47,7 +47,7 @@ let package = Package(
         .testTarget(name: "ReelMPRISTests", dependencies: ["ReelMPRIS", "ReelCore", "ReelDBus"]),
         .testTarget(name: "ReelHarnessTests", dependencies: ["ReelHarness", "ReelCore", "ReelDBus", "ReelMPRIS"]),
         .testTarget(name: "ReelLibraryTests", dependencies: ["ReelLibrary", "ReelCore", "ReelSQLite", "ReelHarness"]),
-        .testTarget(name: "ReelMPVTests", dependencies: ["ReelMPV", "ReelCore", "ReelHarness"]),
+        .testTarget(name: "ReelMPVTests", dependencies: ["ReelMPV", "ReelCore", "ReelHarness", "ReelSystem"]),
         .testTarget(name: "ReelCacheTests", dependencies: ["ReelCache", "ReelCore", "ReelHarness"]),
         .testTarget(name: "IntegrationTests", dependencies: ["ReelCore", "ReelDBus", "ReelMPRIS", "ReelMPD", "ReelHarness", "ReelLibrary", "ReelCache", "ReelSQLite"]),
     ],

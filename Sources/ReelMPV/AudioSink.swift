@@ -11,7 +11,7 @@ public protocol AudioSink: AnyObject, Sendable {
     func delay() -> MediaTime
     /// The delay when the pipes are as full as they run in steady playback.
     var nominalDelay: MediaTime { get }
-    /// Told (on the sink's thread) when it stops passing audio on, with the
-    /// reason, and when it takes audio again (nil).
+    /// Told (on the sink's thread) when it first passes audio on (nil), when
+    /// it stops, with the reason, and when it takes audio again (nil).
     var onChange: (@Sendable (_ problem: String?) -> Void)? { get set }
 }

@@ -60,7 +60,10 @@ public final class MPVBackend {
     enum SinkNews: Sendable { case lost(String), back }
     /// While the sink passes nothing on, mpv is held paused; playback then
     /// goes on from the position last heard (the rest never reached a room).
-    private var sinkLost: (problem: String, heard: (token: LoadToken, position: MediaTime)?)?
+    /// A sink starts so, until it first connects: before that, what mpv
+    /// played into it would count as played and never be heard.
+    /// `stalled`: the engine was told the entry stalls (and is told when it goes on).
+    private var sinkLost: (problem: String, heard: (token: LoadToken, position: MediaTime)?, stalled: Bool)?
     /// The last position heard, of the entry it belongs to.
     private var lastHeard: (token: LoadToken, position: MediaTime)?
     /// Behind a sink, samples jitter by ±10 ms: they are laid onto a line.
@@ -113,6 +116,7 @@ public final class MPVBackend {
         let newsInbox = streamNews
         stream?.onNews = { url, news in newsInbox.post((url, news)) }
         sink = options.sink
+        sinkLost = options.sink.map { _ in ("not connected yet", nil, false) }
         sinkNews = Mailbox(waking: wakeup)
         let sinkInbox = sinkNews
         sink?.onChange = { problem in sinkInbox.post(problem.map(SinkNews.lost) ?? .back) }
@@ -706,13 +710,15 @@ extension MPVBackend {
     func sinkChanged(_ news: SinkNews) -> [BackendEvent] {
         switch news {
         case .lost(let problem):
-            let first = sinkLost == nil
-            // Paused, the rooms had heard everything up to where they stopped: nothing to play again.
-            sinkLost = (problem, first ? (paused ? nil : lastHeard) : sinkLost?.heard)
-            setFlag("pause", true)
-            var events: [BackendEvent] = [.outputProblem(problem)]
-            if first, !paused, let token = currentToken { events.append(.buffering(token, true)) }
-            return events
+            guard let lost = sinkLost else {
+                // Paused, the rooms had heard everything up to where they stopped: nothing to play again.
+                let stall = paused ? nil : currentToken
+                sinkLost = (problem, paused ? nil : lastHeard, stall != nil)
+                setFlag("pause", true)
+                return [.outputProblem(problem)] + (stall.map { [.buffering($0, true)] } ?? [])
+            }
+            sinkLost = (problem, lost.heard, lost.stalled)
+            return [.outputProblem(problem)]
         case .back:
             guard let lost = sinkLost else { return [] }
             sinkLost = nil
@@ -723,7 +729,7 @@ extension MPVBackend {
             }
             setFlag("pause", paused)
             var events: [BackendEvent] = [.outputProblem(nil)]
-            if !paused, let token = currentToken { events.append(.buffering(token, false)) }
+            if lost.stalled, !paused, let token = currentToken { events.append(.buffering(token, false)) }
             return events
         }
     }

@@ -143,7 +143,8 @@ public final class PCMRelay: @unchecked Sendable {
                         measures = 0
                     }
                     paced = nil
-                    if case .some(.some) = reported { onChange?(nil) }
+                    // The first connection is told too: until then, mpv is held (nothing is heard).
+                    if reported != .some(nil) { onChange?(nil) }
                     reported = .some(nil)
                 case .failure(let problem):
                     if reported != .some(problem.description) { onChange?(problem.description) }

@@ -1,0 +1,109 @@
+import Foundation
+import Glibc
+import ReelCore
+import ReelHarness
+import ReelMPV
+import ReelSystem
+import XCTest
+
+/// The backend over a real libmpv writing into a sink's FIFO, read here as
+/// the relay would read it: nothing is played into a sink before it has
+/// connected (snapserver not there yet), since it would count as heard.
+final class SinkTests: XCTestCase {
+    private var dir: URL!
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("reel-sink-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() {
+        try? FileManager.default.removeItem(at: dir)
+    }
+
+    /// A sink that reads everything mpv writes and counts it; it connects when told.
+    final class CountingSink: AudioSink, @unchecked Sendable {
+        // @unchecked: `total`, `sound`, `reading` and `onChange` are only touched under `lock`.
+        let fifoPath: String
+        private let lock = Lock()
+        private var total = 0
+        private var sound = 0
+        private var reading = true
+        private var told: (@Sendable (String?) -> Void)?
+        var onChange: (@Sendable (String?) -> Void)? {
+            get { lock.withLock { told } }
+            set { lock.withLock { told = newValue } }
+        }
+        let nominalDelay: MediaTime = 0
+        func delay() -> MediaTime { 0 }
+
+        init(fifoPath: String) {
+            self.fifoPath = fifoPath
+            mkfifo(fifoPath, 0o600)
+            let fd = open(fifoPath, O_RDWR | O_CLOEXEC)   // read-write: never an end of file while mpv reopens
+            Threads.start(name: "counting-sink") { [self] in
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                while lock.withLock({ reading }) {
+                    var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                    guard poll(&ready, 1, 100) > 0 else { continue }
+                    let n = read(fd, &buffer, buffer.count)
+                    guard n > 0 else { continue }
+                    let loud = buffer[0..<n].lazy.filter { $0 != 0 }.count
+                    lock.withLock {
+                        total += n
+                        sound += loud
+                    }
+                }
+                close(fd)
+            }
+        }
+
+        func stop() { lock.withLock { reading = false } }
+        /// Bytes read, and of them not silence.
+        var counts: (total: Int, sound: Int) { lock.withLock { (total, sound) } }
+
+        func wait(timeout: Double = 10, until done: ((total: Int, sound: Int)) -> Bool) -> Bool {
+            let end = monotonicNow() + MonotonicTime(timeout * 1e6)
+            while !done(counts) {
+                guard monotonicNow() < end else { return false }
+                usleep(5_000)
+            }
+            return true
+        }
+    }
+
+    func testNothingPlaysIntoASinkUntilItConnects() throws {
+        let file = dir.appendingPathComponent("tone.ogg")
+        try Tones.make(file, frequency: 440, seconds: 8)
+        let sink = CountingSink(fifoPath: dir.appendingPathComponent("in.pcm").path)
+        defer { sink.stop() }
+        let backend = try MPVBackend(options: .init(sink: sink))
+        let token = LoadToken(entry: EntryID(1), serial: 1)
+        XCTAssertTrue(backend.perform(.load(token, uri: file.absoluteString, start: 0, paused: false)).isEmpty)
+
+        // Half a second of output goes by (mpv held writes silence), and of the tone, nothing.
+        XCTAssertTrue(sink.wait { $0.total >= PCMBytes.perSecond / 2 }, "mpv's output never ran: \(sink.counts)")
+        var positions: [MediaTime] = []
+        for event in backend.drainEvents() { if case .position(_, let at) = event { positions.append(at) } }
+        XCTAssertEqual(sink.counts.sound, 0, "audio went into a sink that had not connected")
+        XCTAssertEqual(positions.filter { $0 > 0 }, [], "a position counted as heard with nobody listening")
+
+        // Connected: the tone flows, and the position moves (the news reaches mpv as events are drained).
+        sink.onChange?(nil)
+        let deadline = Date().addingTimeInterval(10)
+        var moved = false
+        while !moved || sink.counts.sound < PCMBytes.perSecond / 10, Date() < deadline {
+            var fd = pollfd(fd: backend.wakeupFD, events: Int16(POLLIN), revents: 0)
+            _ = poll(&fd, 1, 50)
+            for event in backend.drainEvents() { if case .position(_, let at) = event, at > 0 { moved = true } }
+        }
+        XCTAssertGreaterThanOrEqual(sink.counts.sound, PCMBytes.perSecond / 10, "the tone never came")
+        XCTAssertTrue(moved, "the position never moved once the sink connected")
+    }
+
+}
+
+private enum PCMBytes {
+    /// 48000 Hz, 16 bit, stereo: what mpv writes into a sink.
+    static let perSecond = 48_000 * 2 * 2
+}
