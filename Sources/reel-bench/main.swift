@@ -149,7 +149,7 @@ func printCacheFigures(_ f: CacheBench.Figures) {
 func printFootprint(_ f: FootprintBench.Figures) {
     func seconds(_ s: Stats) -> String { String(format: "%.2f s", s.median / 1e6) }
     func rate(_ s: Stats) -> String { String(format: "%.0f MB/s", Double(f.fileBytes) / 1e6 / (s.median / 1e6)) }
-    print("\nA download of \(f.fileBytes >> 20) MiB from Python's http.server on 127.0.0.1, medians of 3:\n")
+    print("\nA download of \(f.fileBytes >> 20) MiB from Python's http.server on 127.0.0.1, medians of 5 (after one round not counted):\n")
     print("| command | wall time | throughput | reel's throughput over it |")
     print("|---|---|---|---|")
     print("| `reel download URL` (reeld: the cache, fsync, the index, progress signals) | \(seconds(f.reel)) | \(rate(f.reel)) | |")
