@@ -6,7 +6,7 @@
 /// 2.26's audio thread takes that same lock once every period, whether
 /// paused or not, so if it reaches the lock in between, each waits for the
 /// other forever: mpv hung in `stop`, at the end of the queue or at exit
-/// (`ReelMPVTests.SinkTests` hung so, once in three runs, before this).
+/// (`ReelMPVTests.SinkTests` hung so once, in some 75 runs, before this).
 /// `SDL_QuitSubSystem` already stops the callback under the lock, then waits
 /// for the thread: the lock taken before is not needed.
 ///

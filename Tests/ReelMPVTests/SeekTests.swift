@@ -1,38 +1,11 @@
 import Foundation
-import Glibc
 import ReelCore
 import ReelHarness
 import ReelMPV
 import XCTest
 
 /// The backend over a real libmpv (no sound): what it reports around seeks.
-final class SeekTests: XCTestCase {
-    private var dir: URL!
-
-    override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("reel-mpv-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    }
-
-    override func tearDown() {
-        try? FileManager.default.removeItem(at: dir)
-    }
-
-    /// Waits on the backend's wakeup descriptor, draining events, until one matches.
-    private func drain(_ backend: MPVBackend, timeout: Double = 10, collecting seen: inout [BackendEvent],
-                       until done: (BackendEvent) -> Bool) -> BackendEvent? {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            var fd = pollfd(fd: backend.wakeupFD, events: Int16(POLLIN), revents: 0)
-            _ = poll(&fd, 1, 50)
-            for event in backend.drainEvents() {
-                seen.append(event)
-                if done(event) { return event }
-            }
-        }
-        return nil
-    }
-
+final class SeekTests: BackendTestCase {
     private func restart(_ event: BackendEvent) -> MediaTime? {
         if case .restarted(_, let position) = event { position } else { nil }
     }

@@ -9,18 +9,7 @@ import XCTest
 /// The backend over a real libmpv writing into a sink's FIFO, read here as
 /// the relay would read it: nothing is played into a sink before it has
 /// connected (snapserver not there yet), since it would count as heard.
-final class SinkTests: XCTestCase {
-    private var dir: URL!
-
-    override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("reel-sink-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    }
-
-    override func tearDown() {
-        try? FileManager.default.removeItem(at: dir)
-    }
-
+final class SinkTests: BackendTestCase {
     /// A sink that reads everything mpv writes and counts it; it connects when told.
     final class CountingSink: AudioSink, @unchecked Sendable {
         // @unchecked: `total`, `sound`, `reading` and `onChange` are only touched under `lock`.
@@ -88,17 +77,12 @@ final class SinkTests: XCTestCase {
         XCTAssertEqual(sink.counts.sound, 0, "audio went into a sink that had not connected")
         XCTAssertEqual(positions.filter { $0 > 0 }, [], "a position counted as heard with nobody listening")
 
-        // Connected: the tone flows, and the position moves (the news reaches mpv as events are drained).
+        // Connected: the position moves (the news reaches mpv as events are drained), and the tone flows.
         sink.onChange?(nil)
-        let deadline = Date().addingTimeInterval(10)
-        var moved = false
-        while !moved || sink.counts.sound < PCMBytes.perSecond / 10, Date() < deadline {
-            var fd = pollfd(fd: backend.wakeupFD, events: Int16(POLLIN), revents: 0)
-            _ = poll(&fd, 1, 50)
-            for event in backend.drainEvents() { if case .position(_, let at) = event, at > 0 { moved = true } }
-        }
-        XCTAssertGreaterThanOrEqual(sink.counts.sound, PCMBytes.perSecond / 10, "the tone never came")
-        XCTAssertTrue(moved, "the position never moved once the sink connected")
+        var seen: [BackendEvent] = []
+        XCTAssertNotNil(drain(backend, collecting: &seen) { if case .position(_, let at) = $0 { at > 0 } else { false } },
+                        "the position never moved once the sink connected: \(seen)")
+        XCTAssertTrue(sink.wait { $0.sound >= PCMBytes.perSecond / 10 }, "the tone never came: \(sink.counts)")
     }
 
     /// SDL_LockAudio, which libmpv takes before closing its SDL output, is

@@ -1,0 +1,35 @@
+import Foundation
+import Glibc
+import ReelCore
+import ReelMPV
+import XCTest
+
+/// A test of the backend over a real libmpv: a fresh directory of its own for
+/// media, removed afterwards, and a way to wait for the backend's events.
+class BackendTestCase: XCTestCase {
+    var dir: URL!
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("reel-mpv-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() {
+        try? FileManager.default.removeItem(at: dir)
+    }
+
+    /// Waits on the backend's wakeup descriptor, draining events, until one matches.
+    func drain(_ backend: MPVBackend, timeout: Double = 10, collecting seen: inout [BackendEvent],
+               until done: (BackendEvent) -> Bool) -> BackendEvent? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            var fd = pollfd(fd: backend.wakeupFD, events: Int16(POLLIN), revents: 0)
+            _ = poll(&fd, 1, 50)
+            for event in backend.drainEvents() {
+                seen.append(event)
+                if done(event) { return event }
+            }
+        }
+        return nil
+    }
+}
