@@ -8,6 +8,10 @@
 static inline int reel_start_writeback(int fd, long long offset, long long count) {
     return sync_file_range(fd, offset, count, SYNC_FILE_RANGE_WRITE);
 }
+// Opens a file for writes that bypass the page cache (O_DIRECT, also _GNU_SOURCE only).
+static inline int reel_open_direct(const char *path) {
+    return open(path, O_WRONLY | O_DIRECT | O_CLOEXEC);
+}
 #include <pthread.h>
 // Names the calling thread (15 bytes at most), as ps and top show it.
 static inline void reel_name_thread(const char *name) {

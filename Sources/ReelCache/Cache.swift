@@ -295,6 +295,12 @@ public final class Cache: @unchecked Sendable {
         guard !resource.snapshot.stored else { return target }
         // What is claimed is synced; this also waits for a claim the fetcher is still making.
         resource.persist()
+        // The user may have removed the folder while reeld ran.
+        do {
+            try Paths.createDirectory(mediaStore.path, mode: 0o700)
+        } catch {
+            throw CacheError.io(error.description)
+        }
         // Under the lock, eviction (which takes it too) cannot unlink the file meanwhile.
         let moved = try lock.withLock { () -> Bool in
             guard resources[resource.key] === resource else { return false }

@@ -15,6 +15,9 @@ extension Resource {
         /// A download with no reader: the whole gap in one request, with large reads
         /// (see `HTTPTransfer.Request.bulk`); a reader that comes ends it (`steer`).
         var bulk = false
+        /// A download with no reader, in one request or not: large reads, and bytes
+        /// written around the page cache until a reader comes (`DirectWriter`).
+        var unread = false
     }
 
     /// Under the lock.
@@ -52,10 +55,12 @@ extension Resource {
         // tells the length), so that a transfer never
         // runs into bytes a side fetch brought meanwhile, and stopping one
         // (nobody wants its bytes any more) loses little in flight.
-        let bulk = downloading && readers == 0 && record.length != nil
+        let unread = downloading && readers == 0
+        let bulk = unread && record.length != nil
         let chunk = bulk ? Int64.max - from : Self.chunk
         let to = min(record.present.nextPresent(after: from) ?? Int64.max, from + chunk, record.length ?? Int64.max)
-        return Plan(from: from, to: to == Int64.max ? nil : to, ifRange: record.present.isEmpty ? nil : validator, bulk: bulk)
+        return Plan(from: from, to: to == Int64.max ? nil : to, ifRange: record.present.isEmpty ? nil : validator, bulk: bulk,
+                    unread: unread)
     }
 
     /// What `If-Range` carries, under the lock.
@@ -94,12 +99,16 @@ extension Resource {
             cond.unlock()
 
             trace("fetch \(plan.from)-\(plan.to.map(String.init) ?? "") of \(url)")
+            let direct = plan.unread ? DirectWriter(file: file, onWritten: { [self] range in
+                if wrote(range, advancing: false, cached: false) >= Self.persistEvery { persist() }
+            }) : nil
             let outcome = transfer.run(
                 HTTPTransfer.Request(url: url, from: plan.from, to: plan.to, ifRange: plan.ifRange, timeout: settings.timeout,
-                                     bulk: plan.bulk),
+                                     bulk: plan.unread),
                 steer: { steer(plan) },
                 onResponse: { [self] in accept($0, for: plan) },
-                onData: { [self] in store($0) })
+                onData: { [self] in store($0, direct: direct) })
+            if let direct { _ = close(direct) }
             persist()
             trace("fetch of \(url) ended: \(outcome) at \(locked { transferAt ?? -1 })")
 
@@ -355,8 +364,8 @@ extension Resource {
         for waiter in waiters { waiter(new) }
     }
 
-    /// Writes body bytes at the transfer's offset.
-    func store(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    /// Writes body bytes at the transfer's offset, through `direct` when there is one.
+    func store(_ bytes: UnsafeRawBufferPointer, direct: DirectWriter?) -> Bool {
         cond.lock()
         if live != nil, kind == .live {
             let changed = live!.push(bytes)
@@ -379,10 +388,35 @@ extension Resource {
             cond.unlock()
             return false
         }
+        let direct = direct?.isOpen == true ? direct : nil
+        // A reader came: what is held is written, and the rest goes through the page cache it reads.
+        let readerCame = direct != nil && readers > 0
+        if direct != nil, !readerCame { transferAt = end }
         cond.unlock()
+        if let direct, !readerCame {
+            do {
+                try direct.append(bytes, at: at)
+                return true
+            } catch {
+                locked { fail("\(error)") }
+                return false
+            }
+        }
+        if let direct, !close(direct) { return false }
         guard let unsynced = keep(bytes, at: at, advancing: true) else { return false }
         if unsynced >= Self.persistEvery { persist() }
         return true
+    }
+
+    /// Waits until everything `direct` took is in the file; false when the disk refused it (the fetch fails).
+    func close(_ direct: DirectWriter) -> Bool {
+        do {
+            try direct.close()
+            return true
+        } catch {
+            locked { fail("\(error)") }
+            return false
+        }
     }
 
     /// Bytes written between two claims in the index. Each claim waits for the disk
@@ -402,20 +436,25 @@ extension Resource {
             locked { fail("\(error)") }
             return nil
         }
-        let end = offset + Int64(bytes.count)
+        return wrote(offset..<offset + Int64(bytes.count), advancing: advancing, cached: true)
+    }
+
+    /// Marks bytes just written present, waking readers; `cached`: they went through
+    /// the page cache, which is asked to write them back. The bytes not yet synced.
+    func wrote(_ range: Range<Int64>, advancing: Bool, cached: Bool) -> Int64 {
         let (pending, flush) = locked { () -> (Int64, Int64) in
-            record.present.insert(offset..<end)
-            if advancing { transferAt = end }
-            unsynced += Int64(bytes.count)
-            unflushed += Int64(bytes.count)
+            if !range.isEmpty { record.present.insert(range) }
+            if advancing { transferAt = range.upperBound }
+            unsynced += Int64(range.count)
+            if cached { unflushed += Int64(range.count) }
             let flush = unflushed >= Self.writebackEvery ? unflushed : 0
             if flush > 0 { unflushed = 0 }
             // Waking a thread for every chunk costs a download its speed: only readers that wait are.
-            if byteWaiters > 0 { cond.broadcast() }
+            if byteWaiters > 0, !range.isEmpty { cond.broadcast() }
             return (unsynced, flush)
         }
         // The bytes just before `end` are, in a transfer, the ones written since the last time.
-        if flush > 0 { file.startWriteback(from: max(0, end - flush), to: end) }
+        if flush > 0 { file.startWriteback(from: max(0, range.upperBound - flush), to: range.upperBound) }
         return pending
     }
 }

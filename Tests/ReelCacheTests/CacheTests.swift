@@ -310,6 +310,14 @@ final class CacheTests: XCTestCase {
     /// A download asked for the moment a read ends races the read's fetcher
     /// letting the resource go: the move into the store must still find it
     /// (it once took it for gone, copied it, and left both copies).
+    func testADownloadAfterTheMediaStoreWasRemovedMakesItAgain() throws {
+        let cache = try makeCache()
+        try FileManager.default.removeItem(at: cache.mediaStore)
+        let done = LockedBox<Result<String, CacheError>?>(nil)
+        cache.download([url], progress: { _, _, _ in }, done: { _, result in done.update { $0 = result } })
+        XCTAssertEqual(FileManager.default.contents(atPath: try waitForDownload(done)), content)
+    }
+
     func testADownloadRightAfterAReadLeavesOneCopyEveryTime() throws {
         let cache = try makeCache()
         let small = content.prefix(200_000)
