@@ -10,4 +10,10 @@ public struct AudioFormat: Equatable, Sendable {
         self.bits = bits
         self.channels = channels
     }
+
+    /// What mpv writes into a sink (Snapcast's FIFO), and snapserver's pipe takes: 48000 Hz, 16 bit, stereo.
+    public static let sink = AudioFormat(sampleRate: 48_000, bits: 16, channels: 2)
+
+    /// Bytes a second of interleaved integer samples (floating point counts as 32 bit).
+    public var bytesPerSecond: Int { sampleRate * channels * (bits ?? 32) / 8 }
 }

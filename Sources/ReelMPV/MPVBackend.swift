@@ -691,8 +691,9 @@ extension MPVBackend {
         setenv("SDL_DISKAUDIOFILE", fifo, 1)
         setenv("SDL_DISKAUDIODELAY", "0", 1)
         quietSDLAudioLog()
-        return [("ao", "sdl"), ("sdl-buflen", "0.01"), ("audio-format", "s16"), ("audio-samplerate", "48000"),
-                ("audio-channels", "stereo")]
+        let pcm = AudioFormat.sink
+        return [("ao", "sdl"), ("sdl-buflen", "0.01"), ("audio-format", "s\(pcm.bits ?? 16)"),
+                ("audio-samplerate", "\(pcm.sampleRate)"), ("audio-channels", "\(pcm.channels)")]
     }
 
     /// SDL's disk driver logs "CRITICAL: You are using the SDL disk i/o audio

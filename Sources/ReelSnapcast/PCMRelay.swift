@@ -24,7 +24,7 @@ import ReelSystem
 /// to the end, so half of each chunk it read was silence.
 public final class PCMRelay: @unchecked Sendable {
     // @unchecked: `output`, `holder`, `carried`, `waiting` and `measures` are under `lock`; `paced` is the relay thread's alone; the rest is immutable, and onChange is set before start().
-    public static let bytesPerSecond = 48_000 * 2 * 2
+    public static let bytesPerSecond = AudioFormat.sink.bytesPerSecond
     static let fifoSize: Int32 = 4096
     static let pipeSize: Int32 = 8192
     /// What is passed on at once: 5 ms.

@@ -71,7 +71,7 @@ final class SinkTests: BackendTestCase {
         XCTAssertTrue(backend.perform(.load(token, uri: file.absoluteString, start: 0, paused: false)).isEmpty)
 
         // Half a second of output goes by (mpv held writes silence), and of the tone, nothing.
-        XCTAssertTrue(sink.wait { $0.total >= PCMBytes.perSecond / 2 }, "mpv's output never ran: \(sink.counts)")
+        XCTAssertTrue(sink.wait { $0.total >= AudioFormat.sink.bytesPerSecond / 2 }, "mpv's output never ran: \(sink.counts)")
         var positions: [MediaTime] = []
         for event in backend.drainEvents() { if case .position(_, let at) = event { positions.append(at) } }
         XCTAssertEqual(sink.counts.sound, 0, "audio went into a sink that had not connected")
@@ -82,7 +82,7 @@ final class SinkTests: BackendTestCase {
         var seen: [BackendEvent] = []
         XCTAssertNotNil(drain(backend, collecting: &seen) { if case .position(_, let at) = $0 { at > 0 } else { false } },
                         "the position never moved once the sink connected: \(seen)")
-        XCTAssertTrue(sink.wait { $0.sound >= PCMBytes.perSecond / 10 }, "the tone never came: \(sink.counts)")
+        XCTAssertTrue(sink.wait { $0.sound >= AudioFormat.sink.bytesPerSecond / 10 }, "the tone never came: \(sink.counts)")
     }
 
     /// SDL_LockAudio, which libmpv takes before closing its SDL output, is
@@ -96,9 +96,4 @@ final class SinkTests: BackendTestCase {
         defer { dlclose(sdl) }
         XCTAssertNotEqual(found, dlsym(sdl, "SDL_LockAudio"), "libmpv would call SDL's own SDL_LockAudio")
     }
-}
-
-private enum PCMBytes {
-    /// 48000 Hz, 16 bit, stereo: what mpv writes into a sink.
-    static let perSecond = 48_000 * 2 * 2
 }
