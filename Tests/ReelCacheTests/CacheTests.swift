@@ -412,6 +412,26 @@ final class CacheTests: XCTestCase {
         XCTAssertEqual(FileManager.default.contents(atPath: try waitForDownload(done)), content)
     }
 
+    func testAReaderThatComesDuringADownloadFromAServerIgnoringRangeReadsTheBytesAsTheyCome() throws {
+        var control = Origin.Control()
+        control.ignoreRange = true
+        control.bytesPerSecond = 1_000_000
+        try origin.set(control)
+        let cache = try makeCache()
+        let done = LockedBox<Result<String, CacheError>?>(nil)
+        cache.download([url], progress: { _, _, _ in }, done: { _, result in done.update { $0 = result } })
+        // Written around the page cache while nobody reads, in blocks at least every 100 ms.
+        let deadline = Date().addingTimeInterval(10)
+        while cache.fill(of: url).present < 600_000, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        XCTAssertGreaterThanOrEqual(cache.fill(of: url).present, 600_000)
+        // The one request goes on (no other reaches those bytes), and the reader's bytes come from it:
+        // some written around the page cache, some held when it came, the rest through the page cache.
+        XCTAssertEqual(try read(cache, from: 550_000, count: 400_000).0, content[550_000..<950_000])
+        try origin.set(Origin.Control())
+        XCTAssertEqual(FileManager.default.contents(atPath: try waitForDownload(done)), content)
+        XCTAssertEqual(origin.requests.filter { $0.hasPrefix("/file.bin") }.count, 1, "\(origin.requests)")
+    }
+
     func waitForDownload(_ done: LockedBox<Result<String, CacheError>?>) throws -> String {
         let deadline = Date().addingTimeInterval(20)
         while done.value == nil, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
