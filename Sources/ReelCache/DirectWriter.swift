@@ -54,8 +54,9 @@ final class DirectWriter: @unchecked Sendable {
         let fd = reel_open_direct(file.path)
         guard fd >= 0 else { return nil }
         for _ in 0..<Self.buffers {
-            var memory: UnsafeMutableRawPointer?
-            guard posix_memalign(&memory, Self.alignment, Self.capacity) == 0, let memory else { break }
+            // Mapped (page-aligned), not from malloc: unmapped when done, the memory goes back at once.
+            guard let memory = mmap(nil, Self.capacity, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+                  memory != MAP_FAILED else { break }
             allocated.append(memory)
         }
         guard !allocated.isEmpty else {
@@ -71,7 +72,7 @@ final class DirectWriter: @unchecked Sendable {
 
     deinit {
         if fd >= 0 { Glibc.close(fd) }
-        allocated.forEach { Glibc.free($0) }
+        allocated.forEach { munmap($0, Self.capacity) }
     }
 
     /// Takes the bytes at `offset`, which follow the ones taken before; throws
