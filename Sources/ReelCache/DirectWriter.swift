@@ -48,10 +48,12 @@ final class DirectWriter: @unchecked Sendable {
     /// Whether it takes bytes: until `close`.
     private(set) var isOpen = true
 
-    /// Nil when the file system does not write around its cache (tmpfs). `onWritten`
-    /// is told every range once it is in the file, on the writer's thread, in order.
-    init?(file: DataFile, onWritten: @escaping (Range<Int64>) -> Void) {
-        let fd = reel_open_direct(file.path)
+    /// Nil when the file system does not write around its cache. `onWritten` is told
+    /// every range once it is in the file, on the writer's thread, in order. `open`:
+    /// how the direct descriptor is opened (tests hand one that refuses writes).
+    init?(file: DataFile, open: (String) -> Int32 = { reel_open_direct($0) },
+          onWritten: @escaping (Range<Int64>) -> Void) {
+        let fd = open(file.path)
         guard fd >= 0 else { return nil }
         for _ in 0..<Self.buffers {
             // Mapped (page-aligned), not from malloc: unmapped when done, the memory goes back at once.

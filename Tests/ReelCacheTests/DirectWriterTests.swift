@@ -17,10 +17,13 @@ final class DirectWriterTests: XCTestCase {
     override func tearDown() { try? FileManager.default.removeItem(at: dir) }
 
     /// A writer on a new data file in `folder`, and the ranges it reports.
-    func makeWriter(in folder: URL? = nil) throws -> (DirectWriter, DataFile, LockedBox<[Range<Int64>]>) {
+    func makeWriter(in folder: URL? = nil, open: ((String) -> Int32)? = nil)
+        throws -> (DirectWriter, DataFile, LockedBox<[Range<Int64>]>) {
         let file = try DataFile(path: (folder ?? dir).appendingPathComponent("data").path)
         let told = LockedBox<[Range<Int64>]>([])
-        guard let writer = DirectWriter(file: file, onWritten: { range in told.update { $0.append(range) } }) else {
+        let record = { (range: Range<Int64>) in told.update { $0.append(range) } }
+        let made = open.map { DirectWriter(file: file, open: $0, onWritten: record) } ?? DirectWriter(file: file, onWritten: record)
+        guard let writer = made else {
             throw XCTSkip("this file system does not take O_DIRECT writes")
         }
         return (writer, file, told)
@@ -84,6 +87,19 @@ final class DirectWriterTests: XCTestCase {
         XCTAssertEqual(Array(written[..<5000]), a)
         XCTAssertEqual(Array(written[100_000...]), b)
         XCTAssertEqual(told.value, [0..<5000, 100_000..<170_000])
+    }
+
+    func testWritesTheDescriptorRefusesGoThroughThePageCacheInstead() throws {
+        // A descriptor open for reading only refuses every write, as a file system refusing O_DIRECT would.
+        let (writer, file, told) = try makeWriter(open: { Glibc.open($0, O_RDONLY | O_CLOEXEC) })
+        let all = bytes(5 << 20, seed: 4)
+        for at in stride(from: 0, to: all.count, by: 300_000) {
+            try all[at..<min(at + 300_000, all.count)].withUnsafeBytes { try writer.append($0, at: Int64(at)) }
+        }
+        try writer.close()
+        XCTAssertEqual(try contents(file), all)
+        XCTAssertEqual(told.value.first?.lowerBound, 0)
+        XCTAssertEqual(told.value.last?.upperBound, Int64(all.count))
     }
 
     func testAFullDiskIsAnErrorInWordsAndNothingPastWhatWasWrittenIsTold() throws {
