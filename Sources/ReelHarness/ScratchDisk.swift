@@ -17,7 +17,11 @@ public final class ScratchDisk: @unchecked Sendable {
     }
 
     deinit {
-        if isMounted { try? Self.mount(["-o", "remount,rw", dir.path]); _ = try? Self.run("/bin/umount", [dir.path]) }
+        if isMounted {
+            try? Self.mount(["-o", "remount,rw", dir.path])
+            // Still busy (a process holds a file on it): detached now, gone when it lets go.
+            if (try? Self.run("/bin/umount", [dir.path])) == nil { _ = try? Self.run("/bin/umount", ["-l", dir.path]) }
+        }
         try? FileManager.default.removeItem(at: dir)
     }
 

@@ -12,6 +12,13 @@ func say(_ line: String) {
 let dir = FileManager.default.temporaryDirectory.appendingPathComponent("reel-bench-\(getpid())")
 try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(at: dir) }
+
+/// Ends a run of one part: the generated media (512 MiB with --footprint) go too,
+/// which `exit` alone would leave behind, since it skips the `defer` above.
+func finish() -> Never {
+    try? FileManager.default.removeItem(at: dir)
+    exit(0)
+}
 say("generating media in \(dir.path)")
 let files = try (1...3).map { i -> URL in
     let url = dir.appendingPathComponent("bench\(i).ogg")
@@ -56,16 +63,18 @@ func run(_ make: (PrivateBus) throws -> Subject) throws -> Row {
 
 // `reel-bench --latency` measures only reeld's PlayPause latency, over 1000 calls.
 if CommandLine.arguments.contains("--latency") {
-    let bus = try PrivateBus()
-    let subject = try Subject.reeld(files: files, bus: bus)
-    defer { subject.child.stop() }
-    let probe = try SignalClock(bus: bus, name: subject.busName)
-    try probe.waitForOwner()
-    probe.listen(1) { _, _ in }
-    let stats = try Measure(probe: probe).playPauseLatency(calls: 1000)
-    print("p50 \(ms(stats.median))  p90 \(ms(stats.percentile(90)))  p99 \(ms(stats.percentile(99)))  "
-          + "p99.9 \(ms(stats.percentile(99.9)))  max \(ms(stats.percentile(100)))")
-    exit(0)
+    do {
+        let bus = try PrivateBus()
+        let subject = try Subject.reeld(files: files, bus: bus)
+        defer { subject.child.stop() }
+        let probe = try SignalClock(bus: bus, name: subject.busName)
+        try probe.waitForOwner()
+        probe.listen(1) { _, _ in }
+        let stats = try Measure(probe: probe).playPauseLatency(calls: 1000)
+        print("p50 \(ms(stats.median))  p90 \(ms(stats.percentile(90)))  p99 \(ms(stats.percentile(99)))  "
+              + "p99.9 \(ms(stats.percentile(99.9)))  max \(ms(stats.percentile(100)))")
+    }
+    finish()
 }
 /// The sound-server part: per server, reeld and mpv's own playlist.
 func soundFigures() throws -> [(SoundServer.Kind, reel: SoundBench.Figures, mpv: SoundBench.Figures)] {
@@ -102,7 +111,7 @@ func printSound(_ rows: [(SoundServer.Kind, reel: SoundBench.Figures, mpv: Sound
 // `reel-bench --sound` measures only on the sound servers.
 if CommandLine.arguments.contains("--sound") {
     printSound(try soundFigures())
-    exit(0)
+    finish()
 }
 /// The queue-scale part.
 func queueFigures() throws -> QueueBench.Figures {
@@ -126,7 +135,7 @@ func printQueueFigures(_ f: QueueBench.Figures) {
 // `reel-bench --queue` measures only the queue at scale.
 if CommandLine.arguments.contains("--queue") {
     printQueueFigures(try queueFigures())
-    exit(0)
+    finish()
 }
 func printCacheFigures(_ f: CacheBench.Figures) {
     func ratio(_ a: Stats, _ b: Stats) -> String { String(format: "%.2f", a.median / b.median) }
@@ -176,13 +185,13 @@ func printFootprint(_ f: FootprintBench.Figures) {
 // `reel-bench --footprint` measures only downloads and memory against curl, mpv and MPD.
 if CommandLine.arguments.contains("--footprint") {
     printFootprint(try FootprintBench(dir: dir, file: files[0]).run())
-    exit(0)
+    finish()
 }
 
 // `reel-bench --cache` measures only the cache.
 if CommandLine.arguments.contains("--cache") {
     printCacheFigures(try CacheBench(dir: dir).run())
-    exit(0)
+    finish()
 }
 func printNetworkFigures(_ f: NetworkBench.Figures) {
     func mb(_ bytes: Int) -> String { String(format: "%.1f MB", Double(bytes) / 1e6) }
@@ -237,18 +246,18 @@ func printSnapcastFigures(_ f: (reel: SnapcastBench.Side, mpd: SnapcastBench.Sid
 // `reel-bench --snapcast` measures only Snapcast.
 if CommandLine.arguments.contains("--snapcast") {
     printSnapcastFigures(try SnapcastBench(dir: dir).run())
-    exit(0)
+    finish()
 }
 
 // `reel-bench --mpd` measures only the MPD protocol.
 if CommandLine.arguments.contains("--mpd") {
     printMPDFigures(try MPDBench(dir: dir).run())
-    exit(0)
+    finish()
 }
 // `reel-bench --network` measures only the network half.
 if CommandLine.arguments.contains("--network") {
     printNetworkFigures(try NetworkBench(dir: dir).run())
-    exit(0)
+    finish()
 }
 // `reel-bench --library` measures only the library part.
 let libraryOnly = CommandLine.arguments.contains("--library")
@@ -256,7 +265,7 @@ if libraryOnly {
     let figures = try LibraryBench(items: 100_000).run()
     print("insert \(Int(figures.insertPerSecond))/s; search \(ms(figures.searchDBus.median)) (\(figures.matches) matches); "
           + "reel lib ls \(ms(figures.searchCLI.median)); RSS \(figures.rssEmpty / 1024) → \(figures.rssFull / 1024) MiB")
-    exit(0)
+    finish()
 }
 let reel = try run { try Subject.reeld(files: files, bus: $0) }
 let mpv = try run { try Subject.mpvMPRIS(files: files, bus: $0) }

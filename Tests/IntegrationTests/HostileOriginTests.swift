@@ -101,8 +101,16 @@ final class HostileOriginTests: OriginTestCase {
 
 /// The media store on a disk that is full: the reason is the disk, in words.
 final class FullMediaStoreTests: OriginTestCase {
+    var disk: ScratchDisk!
+
+    override func tearDown() {
+        // The daemon first: a disk it still holds files on does not unmount.
+        super.tearDown()
+        disk = nil
+    }
+
     func testADownloadToAFullDiskSaysTheDiskIsFullAndLeavesNoPart() throws {
-        let disk = try ScratchDisk(size: 2 << 20)
+        disk = try ScratchDisk(size: 2 << 20)
         guard disk.isMounted else { throw XCTSkip("a full disk needs a tmpfs of its own, which takes root") }
         try serve("big.wav", seconds: 16)   // 3 MB
         try startDaemon([], [], environment: ["XDG_DATA_HOME": disk.dir.path])

@@ -1,17 +1,15 @@
 import Foundation
 @testable import ReelCache
+import ReelHarness
 import XCTest
 
 /// The cache's index when several processes (reeld, `reel cache`) open it at once.
 final class CacheIndexTests: XCTestCase {
-    var dir: URL!
+    var folder: TemporaryFolder!
+    var dir: URL { folder.url }
 
-    override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("reel-index-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    }
-
-    override func tearDown() { try? FileManager.default.removeItem(at: dir) }
+    override func setUpWithError() throws { folder = try TemporaryFolder("reel-index") }
+    override func tearDown() { folder = nil }
 
     func openConcurrently(_ path: String) -> [String] {
         let failures = Failures()

@@ -6,13 +6,14 @@ import XCTest
 
 /// The cache against a real HTTP origin on 127.0.0.1.
 final class CacheTests: XCTestCase {
-    var dir: URL!
+    var folder: TemporaryFolder!
+    var dir: URL { folder.url }
     var origin: Origin!
     var content = Data()
     let size = 3_000_000
 
     override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("reel-cache-\(UUID().uuidString.prefix(8))")
+        folder = try TemporaryFolder("reel-cache")
         let served = dir.appendingPathComponent("served")
         try FileManager.default.createDirectory(at: served, withIntermediateDirectories: true)
         var state = UInt64.random(in: 1...UInt64.max)
@@ -28,7 +29,7 @@ final class CacheTests: XCTestCase {
 
     override func tearDown() {
         origin?.stop()
-        try? FileManager.default.removeItem(at: dir)
+        folder = nil
     }
 
     func makeCache(timeout: Int = 2, limit: Int64 = 1 << 30, readahead: Int64 = 4 << 20) throws -> Cache {
@@ -394,16 +395,24 @@ final class CacheTests: XCTestCase {
         XCTAssertEqual(served, size)
     }
 
-    func testAReaderThatComesDuringADownloadIsServedWhereItReads() throws {
-        var control = Origin.Control()
+    /// Starts a download from the origin sending 1 MB/s (with `control`); returns once `present` bytes are in the cache.
+    func startSlowDownload(_ control: Origin.Control = Origin.Control(), until present: Int64)
+        throws -> (Cache, LockedBox<Result<String, CacheError>?>) {
+        var control = control
         control.bytesPerSecond = 1_000_000
         try origin.set(control)
         let cache = try makeCache()
         let done = LockedBox<Result<String, CacheError>?>(nil)
         cache.download([url], progress: { _, _, _ in }, done: { _, result in done.update { $0 = result } })
-        // The first request tells the length; the rest comes in one request from there.
         let deadline = Date().addingTimeInterval(10)
-        while cache.fill(of: url).present < 1_100_000, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        while cache.fill(of: url).present < present, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        XCTAssertGreaterThanOrEqual(cache.fill(of: url).present, present)
+        return (cache, done)
+    }
+
+    func testAReaderThatComesDuringADownloadIsServedWhereItReads() throws {
+        // The first request tells the length; the rest comes in one request from there.
+        let (cache, done) = try startSlowDownload(until: 1_100_000)
         XCTAssertEqual(origin.requests.filter { $0.hasPrefix("/file.bin") }.count, 2, "\(origin.requests)")
         // A reader near the end is not left waiting for that request to get there: it has a fetch of its own.
         XCTAssertEqual(try read(cache, from: 2_900_000, count: 50_000).0, content[2_900_000..<2_950_000])
@@ -415,15 +424,8 @@ final class CacheTests: XCTestCase {
     func testAReaderThatComesDuringADownloadFromAServerIgnoringRangeReadsTheBytesAsTheyCome() throws {
         var control = Origin.Control()
         control.ignoreRange = true
-        control.bytesPerSecond = 1_000_000
-        try origin.set(control)
-        let cache = try makeCache()
-        let done = LockedBox<Result<String, CacheError>?>(nil)
-        cache.download([url], progress: { _, _, _ in }, done: { _, result in done.update { $0 = result } })
         // Written around the page cache while nobody reads, in blocks at least every 100 ms.
-        let deadline = Date().addingTimeInterval(10)
-        while cache.fill(of: url).present < 600_000, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
-        XCTAssertGreaterThanOrEqual(cache.fill(of: url).present, 600_000)
+        let (cache, done) = try startSlowDownload(control, until: 600_000)
         // The one request goes on (no other reaches those bytes), and the reader's bytes come from it:
         // some written around the page cache, some held when it came, the rest through the page cache.
         XCTAssertEqual(try read(cache, from: 550_000, count: 400_000).0, content[550_000..<950_000])

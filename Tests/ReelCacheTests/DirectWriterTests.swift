@@ -7,14 +7,11 @@ import XCTest
 /// offset, what is written is told in order, a slow download shows its
 /// progress, and a full disk is an error in words.
 final class DirectWriterTests: XCTestCase {
-    var dir: URL!
+    var folder: TemporaryFolder!
+    var dir: URL { folder.url }
 
-    override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("reel-direct-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    }
-
-    override func tearDown() { try? FileManager.default.removeItem(at: dir) }
+    override func setUpWithError() throws { folder = try TemporaryFolder("reel-direct") }
+    override func tearDown() { folder = nil }
 
     /// A writer on a new data file in `folder`, and the ranges it reports.
     func makeWriter(in folder: URL? = nil, open: ((String) -> Int32)? = nil)

@@ -1,22 +1,18 @@
 import Foundation
 import Glibc
 import ReelCore
+import ReelHarness
 import ReelMPV
 import XCTest
 
 /// A test of the backend over a real libmpv: a fresh directory of its own for
 /// media, removed afterwards, and a way to wait for the backend's events.
 class BackendTestCase: XCTestCase {
-    var dir: URL!
+    var folder: TemporaryFolder!
+    var dir: URL { folder.url }
 
-    override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("reel-mpv-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    }
-
-    override func tearDown() {
-        try? FileManager.default.removeItem(at: dir)
-    }
+    override func setUpWithError() throws { folder = try TemporaryFolder("reel-mpv") }
+    override func tearDown() { folder = nil }
 
     /// Waits on the backend's wakeup descriptor, draining events, until one matches.
     func drain(_ backend: MPVBackend, timeout: Double = 10, collecting seen: inout [BackendEvent],
