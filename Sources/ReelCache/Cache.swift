@@ -38,17 +38,20 @@ public final class Cache: @unchecked Sendable {
         var settings = settings
         settings.largestUnknownLength = min(settings.largestUnknownLength, max(limit / 2, 1 << 20))
         self.settings = settings
-        for dir in [directory, mediaStore] {
-            do {
-                try Paths.createDirectory(dir.path, mode: 0o700)
-            } catch {
-                throw CacheError.io(error.description)
-            }
-        }
+        for dir in [directory, mediaStore] { try Self.makeFolder(dir) }
         index = try CacheIndex(path: directory.appendingPathComponent("index.sqlite3").path)
         reconcile()
     }
 
+
+    /// Makes a folder of the cache's (0700) if it is not there.
+    private static func makeFolder(_ dir: URL) throws {
+        do {
+            try Paths.createDirectory(dir.path, mode: 0o700)
+        } catch {
+            throw CacheError.io(error.description)
+        }
+    }
 
     private func dataPath(_ key: String) -> String { directory.appendingPathComponent(key + ".data").path }
 
@@ -296,11 +299,7 @@ public final class Cache: @unchecked Sendable {
         // What is claimed is synced; this also waits for a claim the fetcher is still making.
         resource.persist()
         // The user may have removed the folder while reeld ran.
-        do {
-            try Paths.createDirectory(mediaStore.path, mode: 0o700)
-        } catch {
-            throw CacheError.io(error.description)
-        }
+        try Self.makeFolder(mediaStore)
         // Under the lock, eviction (which takes it too) cannot unlink the file meanwhile.
         let moved = try lock.withLock { () -> Bool in
             guard resources[resource.key] === resource else { return false }

@@ -189,7 +189,7 @@ final class DirectWriter: @unchecked Sendable {
         if blocksFrom > job.from { try file.write(bytes(job.from, blocksFrom), at: job.from) }
         var at = blocksFrom
         while at < blocksTo, fd >= 0 {
-            let n = pwrite(fd, job.buffer + Int(at - job.base), Int(blocksTo - at), off_t(at))
+            let n = pwrite(fd, bytes(at, blocksTo).baseAddress, Int(blocksTo - at), off_t(at))
             if n < 0 && errno == EINTR { continue }
             if n > 0 && Int64(n) % align == 0 { at += Int64(n); continue }
             // Refused (or short, as when the disk fills): the rest goes through the page

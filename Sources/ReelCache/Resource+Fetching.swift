@@ -12,11 +12,12 @@ extension Resource {
         var from: Int64
         var to: Int64?
         var ifRange: String?
-        /// A download with no reader: the whole gap in one request, with large reads
-        /// (see `HTTPTransfer.Request.bulk`); a reader that comes ends it (`steer`).
+        /// A download with no reader and a known length: the whole gap in one request;
+        /// a reader that comes ends it (`steer`).
         var bulk = false
-        /// A download with no reader, in one request or not: large reads, and bytes
-        /// written around the page cache until a reader comes (`DirectWriter`).
+        /// A download with no reader, in one request or not: large reads (see
+        /// `HTTPTransfer.Request.bulk`), and bytes written around the page cache
+        /// until a reader comes (`DirectWriter`).
         var unread = false
     }
 
@@ -108,7 +109,7 @@ extension Resource {
                 steer: { steer(plan) },
                 onResponse: { [self] in accept($0, for: plan) },
                 onData: { [self] in store($0, direct: direct) })
-            if let direct { _ = close(direct) }
+            if let direct { _ = failingOnError { try direct.close() } }
             persist()
             trace("fetch of \(url) ended: \(outcome) at \(locked { transferAt ?? -1 })")
 
@@ -393,25 +394,17 @@ extension Resource {
         let readerCame = direct != nil && readers > 0
         if direct != nil, !readerCame { transferAt = end }
         cond.unlock()
-        if let direct, !readerCame {
-            do {
-                try direct.append(bytes, at: at)
-                return true
-            } catch {
-                locked { fail("\(error)") }
-                return false
-            }
-        }
-        if let direct, !close(direct) { return false }
+        if let direct, !readerCame { return failingOnError { try direct.append(bytes, at: at) } }
+        if let direct, !failingOnError({ try direct.close() }) { return false }
         guard let unsynced = keep(bytes, at: at, advancing: true) else { return false }
         if unsynced >= Self.persistEvery { persist() }
         return true
     }
 
-    /// Waits until everything `direct` took is in the file; false when the disk refused it (the fetch fails).
-    func close(_ direct: DirectWriter) -> Bool {
+    /// Runs a write; false when the disk refused it, and the fetch fails with the reason.
+    func failingOnError(_ write: () throws -> Void) -> Bool {
         do {
-            try direct.close()
+            try write()
             return true
         } catch {
             locked { fail("\(error)") }
@@ -430,12 +423,7 @@ extension Resource {
     /// they are the main transfer's, which moves on past them. The bytes not yet synced,
     /// or nil when the disk refused them (the fetch fails).
     func keep(_ bytes: UnsafeRawBufferPointer, at offset: Int64, advancing: Bool = false) -> Int64? {
-        do {
-            try file.write(bytes, at: offset)
-        } catch {
-            locked { fail("\(error)") }
-            return nil
-        }
+        guard failingOnError({ try file.write(bytes, at: offset) }) else { return nil }
         return wrote(offset..<offset + Int64(bytes.count), advancing: advancing, cached: true)
     }
 
@@ -443,17 +431,17 @@ extension Resource {
     /// the page cache, which is asked to write them back. The bytes not yet synced.
     func wrote(_ range: Range<Int64>, advancing: Bool, cached: Bool) -> Int64 {
         let (pending, flush) = locked { () -> (Int64, Int64) in
-            if !range.isEmpty { record.present.insert(range) }
+            record.present.insert(range)
             if advancing { transferAt = range.upperBound }
             unsynced += Int64(range.count)
             if cached { unflushed += Int64(range.count) }
             let flush = unflushed >= Self.writebackEvery ? unflushed : 0
             if flush > 0 { unflushed = 0 }
             // Waking a thread for every chunk costs a download its speed: only readers that wait are.
-            if byteWaiters > 0, !range.isEmpty { cond.broadcast() }
+            if byteWaiters > 0 { cond.broadcast() }
             return (unsynced, flush)
         }
-        // The bytes just before `end` are, in a transfer, the ones written since the last time.
+        // The bytes just before the range's end are, in a transfer, the ones written since the last time.
         if flush > 0 { file.startWriteback(from: max(0, range.upperBound - flush), to: range.upperBound) }
         return pending
     }

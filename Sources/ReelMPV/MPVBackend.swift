@@ -692,7 +692,7 @@ extension MPVBackend {
         setenv("SDL_DISKAUDIODELAY", "0", 1)
         quietSDLAudioLog()
         let pcm = AudioFormat.sink
-        return [("ao", "sdl"), ("sdl-buflen", "0.01"), ("audio-format", "s\(pcm.bits ?? 16)"),
+        return [("ao", "sdl"), ("sdl-buflen", "0.01"), ("audio-format", pcm.bits.map { "s\($0)" } ?? "float"),
                 ("audio-samplerate", "\(pcm.sampleRate)"), ("audio-channels", "\(pcm.channels)")]
     }
 

@@ -11,10 +11,8 @@ func say(_ line: String) {
 
 let dir = FileManager.default.temporaryDirectory.appendingPathComponent("reel-bench-\(getpid())")
 try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-defer { try? FileManager.default.removeItem(at: dir) }
 
-/// Ends a run of one part: the generated media (512 MiB with --footprint) go too,
-/// which `exit` alone would leave behind, since it skips the `defer` above.
+/// Ends a run, of one part or of all: the generated media (512 MiB with --footprint) go too.
 func finish() -> Never {
     try? FileManager.default.removeItem(at: dir)
     exit(0)
@@ -336,3 +334,4 @@ print("| `LibrarySearch` over D-Bus, \(libraryFigures.matches) matches, median (
       + "\(ms(libraryFigures.searchDBus.median)) (\(ms(libraryFigures.searchDBus.percentile(95)))) |")
 print("| `reel lib ls QUERY`, whole process, median of 10 | \(ms(libraryFigures.searchCLI.median)) |")
 print("| reeld RSS, empty library → 100,000 items | \(libraryFigures.rssEmpty / 1024) MiB → \(libraryFigures.rssFull / 1024) MiB |")
+finish()
