@@ -1,16 +1,9 @@
 import Foundation
 @testable import ReelCache
-import ReelHarness
 import XCTest
 
 /// The cache's index when several processes (reeld, `reel cache`) open it at once.
-final class CacheIndexTests: XCTestCase {
-    var folder: TemporaryFolder!
-    var dir: URL { folder.url }
-
-    override func setUpWithError() throws { folder = try TemporaryFolder("reel-index") }
-    override func tearDown() { folder = nil }
-
+final class CacheIndexTests: FolderTestCase {
     func openConcurrently(_ path: String) -> [String] {
         let failures = Failures()
         DispatchQueue.concurrentPerform(iterations: 4) { _ in

@@ -5,15 +5,13 @@ import ReelHarness
 import XCTest
 
 /// The cache against a real HTTP origin on 127.0.0.1.
-final class CacheTests: XCTestCase {
-    var folder: TemporaryFolder!
-    var dir: URL { folder.url }
+final class CacheTests: FolderTestCase {
     var origin: Origin!
     var content = Data()
     let size = 3_000_000
 
     override func setUpWithError() throws {
-        folder = try TemporaryFolder("reel-cache")
+        try super.setUpWithError()
         let served = dir.appendingPathComponent("served")
         try FileManager.default.createDirectory(at: served, withIntermediateDirectories: true)
         var state = UInt64.random(in: 1...UInt64.max)
@@ -29,7 +27,7 @@ final class CacheTests: XCTestCase {
 
     override func tearDown() {
         origin?.stop()
-        folder = nil
+        super.tearDown()
     }
 
     func makeCache(timeout: Int = 2, limit: Int64 = 1 << 30, readahead: Int64 = 4 << 20) throws -> Cache {

@@ -6,13 +6,7 @@ import XCTest
 /// A download's bytes written around the page cache: every byte lands at its
 /// offset, what is written is told in order, a slow download shows its
 /// progress, and a full disk is an error in words.
-final class DirectWriterTests: XCTestCase {
-    var folder: TemporaryFolder!
-    var dir: URL { folder.url }
-
-    override func setUpWithError() throws { folder = try TemporaryFolder("reel-direct") }
-    override func tearDown() { folder = nil }
-
+final class DirectWriterTests: FolderTestCase {
     /// A writer on a new data file in `folder`, and the ranges it reports.
     func makeWriter(in folder: URL? = nil, open: ((String) -> Int32)? = nil)
         throws -> (DirectWriter, DataFile, LockedBox<[Range<Int64>]>) {
