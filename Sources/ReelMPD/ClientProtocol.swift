@@ -1,14 +1,33 @@
+import ReelCore
+
 /// One client's side of the protocol, without its socket: request lines
 /// in, reply bytes out. Handles what MPD handles per connection: the
-/// greeting, command lists, `idle`/`noidle` and `close`.
+/// greeting, command lists, `idle`/`noidle`, `close` and the password.
+///
+/// A command list runs in steps (`proceed`), so that the server can stop
+/// it while the client does not read and let the loop serve others: no
+/// list costs more than one command's reply past the server's high water,
+/// nor holds the loop for more than one command.
 public final class ClientProtocol {
     public static let greeting = "OK MPD 0.23.5\n"
     /// A command list longer than this closes the connection, as in MPD.
     static let listLimit = 4 << 20
+    /// Before the password, a list can hold nothing worth more than this
+    /// (`ping`, `password`, `commands` and `notcommands` are all it may run).
+    static let openListLimit = 16 << 10
+    /// Wrong passwords a connection may send; the next one closes it.
+    static let passwordTries = 3
+    /// How long the answer to the first wrong password is held; each next one doubles it.
+    static let firstPasswordDelay: MediaTime = 250_000
 
     private enum Mode {
+        /// Between requests.
         case ready
-        case list(ok: Bool, lines: [Substring], bytes: Int)
+        /// Inside `command_list_begin`: lines are kept until `command_list_end`.
+        case collecting(ok: Bool, lines: [Substring], bytes: Int)
+        /// A complete list being run; `next` is the first line not yet run.
+        case running(ok: Bool, lines: [Substring], next: Int)
+        /// In `idle`, waiting for one of these subsystems to change.
         case idle(Set<Subsystem>)
     }
 
@@ -18,12 +37,15 @@ public final class ClientProtocol {
     /// Changes since the last `idle` answered; `idle` answers at once when it has some.
     private var pending = Set<Subsystem>()
     private var output = Array(greeting.utf8)
+    private var wrongPasswords = 0
     /// Set when the client said `close` or broke the protocol: send what is left, then hang up.
     public private(set) var closing = false
+    /// How long the server holds this client's answers and requests (a wrong password); taken with `takeDelay`.
+    private var delay: MediaTime = 0
 
-    public init(commands: MPDCommands, authorized: Bool) {
+    public init(commands: MPDCommands, authorized: Bool, local: Bool = false) {
         self.commands = commands
-        state = ClientState(authorized: authorized)
+        state = ClientState(authorized: authorized, local: local)
     }
 
     /// The bytes to send, which the caller now owns.
@@ -32,7 +54,19 @@ public final class ClientProtocol {
         return output
     }
 
+    /// Bytes answered and not yet taken.
+    public var outputCount: Int { output.count }
+
+    /// The hold a wrong password earned, once.
+    public func takeDelay() -> MediaTime {
+        defer { delay = 0 }
+        return delay
+    }
+
     public var isIdle: Bool { if case .idle = mode { true } else { false } }
+    public var isAuthorized: Bool { state.authorized }
+    /// A command list is running: give it no lines, call `proceed` until this is false.
+    public var isBusy: Bool { if case .running = mode { true } else { false } }
 
     /// One request line, without its newline.
     public func receive(_ line: Substring) {
@@ -44,25 +78,44 @@ public final class ClientProtocol {
                 return
             }
             answerIdle(pending.intersection(subsystems))
-        case .list(let ok, var lines, let bytes):
+        case .collecting(let ok, var lines, let bytes):
             mode = .ready   // the case's copy goes: appending does not copy the whole list each line
             if line == "command_list_end" {
-                runList(lines, ok: ok)
-            } else if bytes + line.utf8.count > Self.listLimit {
+                mode = .running(ok: ok, lines: lines, next: 0)
+            } else if bytes + line.utf8.count > (state.authorized ? Self.listLimit : Self.openListLimit) {
                 closing = true
             } else {
                 lines.append(line)
-                mode = .list(ok: ok, lines: lines, bytes: bytes + line.utf8.count)
+                mode = .collecting(ok: ok, lines: lines, bytes: bytes + line.utf8.count)
             }
+        case .running:
+            assertionFailure("a line for a client whose list still runs")
         case .ready:
             switch line {
-            case "command_list_begin": mode = .list(ok: false, lines: [], bytes: 0)
-            case "command_list_ok_begin": mode = .list(ok: true, lines: [], bytes: 0)
+            case "command_list_begin": mode = .collecting(ok: false, lines: [], bytes: 0)
+            case "command_list_ok_begin": mode = .collecting(ok: true, lines: [], bytes: 0)
             case "noidle": break   // not idle: nothing to end, and MPD answers nothing
             case "close": closing = true
             default: runOne(line)
             }
         }
+    }
+
+    /// Runs the list's next commands while its unread answers stay under
+    /// `outputLimit` bytes and the time under `deadline`; at least one runs.
+    public func proceed(outputLimit: Int, deadline: MonotonicTime) {
+        guard case .running(let ok, var lines, var next) = mode else { return }
+        mode = .ready   // as in `receive`: no second copy of the lines
+        repeat {
+            guard next < lines.count else {
+                output += Array("OK\n".utf8)
+                return
+            }
+            guard step(lines[next], index: next, ok: ok) else { return }
+            lines[next] = ""   // what has run is not kept
+            next += 1
+        } while output.count <= outputLimit && monotonicNow() < deadline && !closing && delay == 0
+        mode = .running(ok: ok, lines: lines, next: next)
     }
 
     /// What changed in the session; answers an `idle` that waits for it.
@@ -96,12 +149,26 @@ public final class ClientProtocol {
             output += Array(Ack(.notList, "not in command list mode").line(command: request.name, index: 0).utf8)
             return
         }
+        if execute(request, index: 0) { output += Array("OK\n".utf8) }
+    }
+
+    /// Runs one command and appends its answer; false when it failed (its ACK appended).
+    private func execute(_ request: RequestLine, index: Int) -> Bool {
         do {
             output += try commands.execute(request, &state).bytes
-            output += Array("OK\n".utf8)
+            return true
         } catch {
-            output += Array(error.line(command: Self.name(request, error), index: 0).utf8)
+            output += Array(error.line(command: Self.name(request, error), index: index).utf8)
+            if error.code == .password { refused() }
+            return false
         }
+    }
+
+    /// A wrong password: the answer is held, longer each time, and after a few the connection ends.
+    private func refused() {
+        wrongPasswords += 1
+        if wrongPasswords >= Self.passwordTries { closing = true }
+        delay = Self.firstPasswordDelay << (wrongPasswords - 1)
     }
 
     /// The command an error names: none for an unknown one, as MPD does.
@@ -127,28 +194,21 @@ public final class ClientProtocol {
         if !pending.isDisjoint(with: wanted) { answerIdle(pending.intersection(wanted)) }
     }
 
-    /// Runs a command list: stops at the first error, which names its place in the list.
-    private func runList(_ lines: [Substring], ok: Bool) {
-        for (index, line) in lines.enumerated() {
-            let request: RequestLine
-            do { request = try RequestLine.parse(line) } catch {
-                output += Array(error.line(command: "", index: index).utf8)
-                return
-            }
-            if request.name == "close" { closing = true; return }
-            if ["idle", "noidle", "command_list_begin", "command_list_ok_begin", "command_list_end"].contains(request.name) {
-                let refusal = Ack(.argument, "\(request.name) is not allowed in a command list")
-                output += Array(refusal.line(command: request.name, index: index).utf8)
-                return
-            }
-            do {
-                output += try commands.execute(request, &state).bytes
-                if ok { output += Array("list_OK\n".utf8) }
-            } catch {
-                output += Array(error.line(command: Self.name(request, error), index: index).utf8)
-                return
-            }
+    /// One line of a list; false when the list ends here (an error, which names its place, or `close`).
+    private func step(_ line: Substring, index: Int, ok: Bool) -> Bool {
+        let request: RequestLine
+        do { request = try RequestLine.parse(line) } catch {
+            output += Array(error.line(command: "", index: index).utf8)
+            return false
         }
-        output += Array("OK\n".utf8)
+        if request.name == "close" { closing = true; return false }
+        if ["idle", "noidle", "command_list_begin", "command_list_ok_begin", "command_list_end"].contains(request.name) {
+            let refusal = Ack(.argument, "\(request.name) is not allowed in a command list")
+            output += Array(refusal.line(command: request.name, index: index).utf8)
+            return false
+        }
+        guard execute(request, index: index) else { return false }
+        if ok { output += Array("list_OK\n".utf8) }
+        return true
     }
 }

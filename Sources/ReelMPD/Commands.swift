@@ -8,8 +8,14 @@ public struct ClientState: Sendable {
     public var binaryLimit = 8192
     /// Whether the client may run commands beyond `password` and `ping`.
     public var authorized: Bool
+    /// Whether it came through the Unix socket (its owner): only such a
+    /// client may name files outside the music folder, as in MPD.
+    public let local: Bool
 
-    public init(authorized: Bool) { self.authorized = authorized }
+    public init(authorized: Bool, local: Bool = false) {
+        self.authorized = authorized
+        self.local = local
+    }
 }
 
 /// MPD's commands over reel's session: each request becomes session calls

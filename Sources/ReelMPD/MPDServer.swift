@@ -5,42 +5,68 @@ import ReelSystem
 /// The MPD protocol's listeners and connections, driven by the daemon's
 /// poll loop: `descriptors` says what to wait for, `service` does what
 /// poll found ready, `publish` wakes the clients that wait in `idle`.
+///
+/// What one client can cost is bounded (docs/mpd.md, Limits): its unread
+/// replies, its unread requests, and the loop's time in one turn.
 public final class MPDServer {
     private struct Listener {
         let fd: Int32
         /// TCP clients must give the password first, when there is one.
         let needsPassword: Bool
+        /// The Unix socket: its owner's, who may name any of their files.
+        let local: Bool
     }
     private final class Client {
         let fd: Int32
+        let listener: Int32
         let conversation: ClientProtocol
         var input: [UInt8] = []
-        var output: [UInt8] = []
-        var sent = 0
+        /// Where the requests not yet handled start in `input`.
+        var inputStart = 0
+        var output = ByteQueue()
+        let connected = monotonicNow()
         /// When it last sent a request or took a reply.
         var active = monotonicNow()
-        init(fd: Int32, conversation: ClientProtocol) {
+        /// Until when its answers and requests wait (a wrong password).
+        var heldUntil: MonotonicTime?
+        init(fd: Int32, listener: Int32, conversation: ClientProtocol) {
             self.fd = fd
+            self.listener = listener
             self.conversation = conversation
         }
-        var unsent: Int { output.count - sent }
+        var unsent: Int { output.count }
+        /// Past this much unsent, its further requests wait until it reads: one that never reads holds up no one but itself.
+        var highWater: Int { conversation.isAuthorized ? MPDServer.highWater : MPDServer.openHighWater }
+        var hasLine: Bool { input[inputStart...].contains(UInt8(ascii: "\n")) }
+        var hasWork: Bool { conversation.isBusy || hasLine }
+        var canRead: Bool { heldUntil == nil && unsent <= highWater && input.count - inputStart <= MPDServer.inputLimit }
     }
 
-    /// A line longer than this, or unsent replies past `outputLimit`, drops the client
-    /// (a 100,000-entry `playlistinfo` is about 15 MB).
+    /// A line longer than this drops the client.
     static let lineLimit = 64 << 10
+    /// One reply larger than this, unread, drops the client (a 100,000-entry `playlistinfo` is about 15 MB).
     static let outputLimit = 32 << 20
-    /// Past this much unsent, a client's further requests wait until it reads:
-    /// one that never reads holds up no one but itself.
     static let highWater = 1 << 20
-    /// More clients than this at once: a new one is hung up on at once, as MPD does.
+    /// The high water of a client that has not given the password: all it may ask is small.
+    static let openHighWater = 64 << 10
+    /// Requests read and not yet handled, past which a client is not read from.
+    static let inputLimit = 128 << 10
+    /// More clients than this on one listener at once: a new one is hung up on at once, as MPD does.
+    /// Each listener has its own places, so TCP clients can never lock the owner's Unix socket out.
     public static let maxClients = 100
+    /// A TCP client that has not given the password within this is hung up on.
+    public static let loginTimeout: MediaTime = 10_000_000
+    /// The loop's time for one client in one turn, and for all of them: past it, the rest waits for the next turn.
+    static let slice: MediaTime = 10_000
+    static let turnBudget: MediaTime = 40_000
     /// A client silent this long (and not in `idle`) is hung up on; MPD's default too.
     public let timeout: MediaTime
 
     public let commands: MPDCommands
     private var listeners: [Listener] = []
     private var clients: [Int32: Client] = [:]
+    /// Where the next turn starts among the ready clients, so that each gets its turn first in time.
+    private var rotation = 0
     public let socketPath: String?
     /// Where TCP listens; its port is the one bound (useful with port 0).
     public private(set) var tcpAddress: ListenAddress?
@@ -54,11 +80,11 @@ public final class MPDServer {
         self.socketPath = socketPath
         do {
             if let socketPath {
-                listeners.append(Listener(fd: try Sockets.listenUnix(socketPath), needsPassword: false))
+                listeners.append(Listener(fd: try Sockets.listenUnix(socketPath), needsPassword: false, local: true))
             }
             if var tcp {
                 let fd = try Sockets.listenTCP(tcp)
-                listeners.append(Listener(fd: fd, needsPassword: commands.password != nil))
+                listeners.append(Listener(fd: fd, needsPassword: commands.password != nil, local: false))
                 if tcp.port == 0, let port = Sockets.boundPort(fd) { tcp.port = port }
                 tcpAddress = tcp
             }
@@ -76,37 +102,64 @@ public final class MPDServer {
 
     public var clientCount: Int { clients.count }
 
-    /// What poll should watch: listeners and clients for reading, clients
-    /// with unsent replies for writing too.
+    /// What poll should watch: listeners; clients for reading while they may
+    /// ask, for writing while they have replies or requests waiting.
     public var descriptors: [pollfd] {
         listeners.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
             + clients.values.map { client in
-                let events = (client.unsent > 0 ? POLLOUT : 0) | (client.unsent <= Self.highWater ? POLLIN : 0)
+                var events: Int32 = 0
+                if client.heldUntil == nil {
+                    if client.unsent > 0 || client.hasWork { events |= Int32(POLLOUT) }
+                    if client.canRead { events |= Int32(POLLIN) }
+                }
                 return pollfd(fd: client.fd, events: Int16(events), revents: 0)
             }
     }
 
-    /// Accepts, reads and writes where poll found it possible.
+    /// Accepts, reads and writes where poll found it possible, within the turn's budget.
     public func service(_ ready: [pollfd]) {
-        for item in ready where item.revents != 0 {
+        let turnEnd = monotonicNow() + Self.turnBudget
+        let ready = ready.filter { $0.revents != 0 }
+        guard !ready.isEmpty else { return }
+        rotation = (rotation + 1) % ready.count
+        for item in ready[rotation...] + ready[..<rotation] {
             if let listener = listeners.first(where: { $0.fd == item.fd }) {
                 accept(listener)
-            } else if let client = clients[item.fd] {
-                if item.revents & Int16(POLLOUT) != 0 { flush(client) }
-                if item.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 { read(client) }
+                continue
             }
+            guard let client = clients[item.fd] else { continue }
+            if item.revents & Int16(POLLHUP | POLLERR) != 0, client.heldUntil != nil { drop(client); continue }
+            let now = monotonicNow()
+            guard now < turnEnd else { continue }   // poll reports it again next turn
+            let deadline = min(turnEnd, now + Self.slice)
+            if item.revents & Int16(POLLOUT) != 0 { flush(client) }
+            if clients[client.fd] != nil, item.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 { read(client, until: deadline) }
+            if clients[client.fd] != nil { work(client, until: deadline) }
         }
     }
 
-    /// When the next silent client is to be hung up on; nil when none can be.
+    /// When the next client is to be hung up on or let go on; nil when none is.
     public var deadline: MonotonicTime? {
-        clients.values.filter { !$0.conversation.isIdle }.map { $0.active + timeout }.min()
+        clients.values.compactMap(wakeTime).min()
     }
 
-    /// Hangs up on the clients silent past the timeout.
+    private func wakeTime(_ client: Client) -> MonotonicTime? {
+        if let held = client.heldUntil { return held }
+        if !client.conversation.isAuthorized { return min(client.connected + Self.loginTimeout, client.active + timeout) }
+        return client.conversation.isIdle ? nil : client.active + timeout
+    }
+
+    /// Hangs up on the clients silent past the timeout or not logged in in time,
+    /// and goes on with those whose hold has ended.
     public func expire(now: MonotonicTime) {
-        for client in Array(clients.values) where !client.conversation.isIdle && now - client.active >= timeout {
-            drop(client)
+        for client in Array(clients.values) {
+            if let held = client.heldUntil {
+                guard now >= held else { continue }
+                client.heldUntil = nil
+                work(client, until: now + Self.slice)
+            } else if let end = wakeTime(client), now >= end {
+                drop(client)
+            }
         }
     }
 
@@ -116,7 +169,8 @@ public final class MPDServer {
         guard !changed.isEmpty else { return }
         for client in Array(clients.values) {
             client.conversation.notify(changed)
-            send(client)
+            take(client)
+            flush(client)
         }
     }
 
@@ -124,25 +178,27 @@ public final class MPDServer {
         while true {
             let fd = Glibc.accept(listener.fd, nil, nil)
             guard fd >= 0 else { return }   // EAGAIN: no more waiting; other errors: the client is gone
-            guard clients.count < Self.maxClients else { close(fd); continue }
+            guard clients.values.count(where: { $0.listener == listener.fd }) < Self.maxClients else { close(fd); continue }
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
             var one: Int32 = 1
             setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, socklen_t(MemoryLayout<Int32>.size))
-            let client = Client(fd: fd, conversation: ClientProtocol(commands: commands, authorized: !listener.needsPassword))
+            let conversation = ClientProtocol(commands: commands, authorized: !listener.needsPassword, local: listener.local)
+            let client = Client(fd: fd, listener: listener.fd, conversation: conversation)
             clients[fd] = client
-            send(client)
+            take(client)
+            flush(client)
         }
     }
 
-    private func read(_ client: Client) {
+    private func read(_ client: Client, until deadline: MonotonicTime) {
         var buffer = [UInt8](repeating: 0, count: 64 << 10)
-        while client.unsent <= Self.highWater {
+        while client.canRead {
             let count = buffer.withUnsafeMutableBytes { Glibc.read(client.fd, $0.baseAddress, $0.count) }
             if count > 0 {
                 client.active = monotonicNow()
                 client.input += buffer[..<count]
-                handleLines(client)
+                work(client, until: deadline)
                 if clients[client.fd] == nil { return }
                 if count < buffer.count { break }
             } else if count < 0 && (errno == EAGAIN || errno == EINTR) {
@@ -152,38 +208,58 @@ public final class MPDServer {
                 return
             }
         }
-        send(client)
     }
 
-    /// Runs the complete lines while the client takes its replies; a line past the limit drops it.
-    private func handleLines(_ client: Client) {
-        var start = 0
-        while client.unsent <= Self.highWater, let newline = client.input[start...].firstIndex(of: UInt8(ascii: "\n")) {
-            var line = client.input[start..<newline]
-            if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
-            client.conversation.receive(Substring(String(decoding: line, as: UTF8.self)))
-            client.output += client.conversation.takeOutput()
-            start = newline + 1
-            if client.conversation.closing { break }
+    /// Runs the client's requests (or its running command list) while it
+    /// takes its replies and the time lasts, then sends what it can.
+    private func work(_ client: Client, until deadline: MonotonicTime) {
+        while client.heldUntil == nil, client.unsent <= client.highWater, !client.conversation.closing {
+            if client.conversation.isBusy {
+                client.conversation.proceed(outputLimit: client.highWater - client.unsent, deadline: deadline)
+            } else if let line = nextLine(client) {
+                client.conversation.receive(line)
+            } else {
+                break
+            }
+            take(client)
+            if monotonicNow() >= deadline { break }
         }
-        client.input.removeFirst(start)
-        if client.input.count > Self.lineLimit {
-            client.input.removeAll()
-            drop(client)
-        }
-    }
-
-    /// Queues what the conversation has to say and writes what the socket takes.
-    private func send(_ client: Client) {
-        client.output += client.conversation.takeOutput()
+        compactInput(client)
+        let partial = client.input.count - client.inputStart
+        if partial > Self.lineLimit, !client.hasLine { return drop(client) }
         flush(client)
     }
 
+    private func nextLine(_ client: Client) -> Substring? {
+        guard let newline = client.input[client.inputStart...].firstIndex(of: UInt8(ascii: "\n")) else { return nil }
+        var line = client.input[client.inputStart..<newline]
+        client.inputStart = newline + 1
+        if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
+        return Substring(String(decoding: line, as: UTF8.self))
+    }
+
+    private func compactInput(_ client: Client) {
+        if client.inputStart == client.input.count {
+            client.input.removeAll(keepingCapacity: client.input.count <= 1 << 16)
+            client.inputStart = 0
+        } else if client.inputStart > 1 << 16 {
+            client.input.removeFirst(client.inputStart)
+            client.inputStart = 0
+        }
+    }
+
+    /// Moves the conversation's answers to the send queue; a wrong password's hold starts now.
+    private func take(_ client: Client) {
+        client.output.append(client.conversation.takeOutput())
+        let delay = client.conversation.takeDelay()
+        if delay > 0 { client.heldUntil = monotonicNow() + delay }
+    }
+
     private func flush(_ client: Client) {
+        guard client.heldUntil == nil else { return }
         while client.unsent > 0 {
-            let written = client.output[client.sent...].withUnsafeBytes { Glibc.send(client.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let written = client.output.send { Glibc.send(client.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             if written > 0 {
-                client.sent += written
                 client.active = monotonicNow()
             } else if written < 0 && errno == EINTR {
                 continue
@@ -193,17 +269,10 @@ public final class MPDServer {
                 return drop(client)
             }
         }
-        if client.unsent == 0 {
-            client.output.removeAll(keepingCapacity: client.output.count < 1 << 20)
-            client.sent = 0
-            if client.conversation.closing { return drop(client) }
+        if client.unsent == 0, client.conversation.closing {
+            drop(client)
         } else if client.unsent > Self.outputLimit {
-            return drop(client)   // one reply too large for a client that does not read
-        }
-        // Requests held back while it was not reading go on once it does.
-        if client.unsent <= Self.highWater, client.input.contains(UInt8(ascii: "\n")), !client.conversation.closing {
-            handleLines(client)
-            if clients[client.fd] != nil { send(client) }
+            drop(client)   // one reply too large for a client that does not read
         }
     }
 

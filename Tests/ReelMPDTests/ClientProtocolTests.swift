@@ -107,4 +107,67 @@ final class ClientProtocolTests: XCTestCase {
         XCTAssertEqual(c.send("close"), "")
         XCTAssertTrue(c.client.closing)
     }
+
+    func testACommandListRunsInStepsThatStopAtTheOutputLimit() {
+        let c = Conversation()
+        c.send("add /a.ogg", "add /b.ogg")
+        let lines = ["command_list_ok_begin"] + Array(repeating: "playlistinfo", count: 50) + ["command_list_end"]
+        let whole = Conversation()
+        whole.send("add /a.ogg", "add /b.ogg")
+        let expected = whole.send(lines)
+        for line in lines { c.client.receive(Substring(line)) }
+        XCTAssertTrue(c.client.isBusy, "the list waits for the server to run it")
+        var steps: [Int] = []
+        var text = ""
+        while c.client.isBusy {
+            c.client.proceed(outputLimit: 1, deadline: .max)
+            let out = c.client.takeOutput()
+            steps.append(out.count)
+            text += String(decoding: out, as: UTF8.self)
+        }
+        XCTAssertEqual(text, expected, "the same answers, in the same order")
+        XCTAssertEqual(steps.count, 51, "one command a step past the limit, then the final OK")
+        XCTAssertLessThan(steps.max()!, 1000, "no step answers more than one command")
+    }
+
+    func testAListStepStopsAtItsDeadline() {
+        let c = Conversation()
+        for line in ["command_list_begin"] + Array(repeating: "ping", count: 1000) + ["command_list_end"] {
+            c.client.receive(Substring(line))
+        }
+        c.client.proceed(outputLimit: .max, deadline: 0)
+        XCTAssertTrue(c.client.isBusy, "a deadline already past runs one command and stops")
+        c.client.proceed(outputLimit: .max, deadline: .max)
+        XCTAssertFalse(c.client.isBusy)
+        XCTAssertEqual(String(decoding: c.client.takeOutput(), as: UTF8.self), "OK\n")
+    }
+
+    func testBeforeThePasswordACommandListIsSmall() {
+        let c = Conversation(password: "s3cret", authorized: false)
+        c.send(["command_list_begin"] + Array(repeating: "notcommands", count: 1500))
+        XCTAssertTrue(c.client.closing, "16 KiB of list before the password closes the connection")
+        let authorized = Conversation()
+        authorized.send(["command_list_begin"] + Array(repeating: "notcommands", count: 1500) + ["command_list_end"])
+        XCTAssertFalse(authorized.client.closing)
+    }
+
+    func testWrongPasswordsAreAnsweredLaterEachTimeAndTheThirdCloses() {
+        let c = Conversation(password: "s3cret", authorized: false)
+        var delays: [MediaTime] = []
+        for guess in ["a", "b", "c"] {
+            XCTAssertEqual(c.send("password \(guess)"), "ACK [3@0] {password} incorrect password\n")
+            delays.append(c.client.takeDelay())
+        }
+        XCTAssertEqual(delays, [250_000, 500_000, 1_000_000])
+        XCTAssertTrue(c.client.closing)
+        XCTAssertEqual(c.client.takeDelay(), 0, "a delay is taken once")
+        let inList = Conversation(password: "s3cret", authorized: false)
+        inList.client.receive("command_list_begin")
+        for guess in ["a", "b"] { inList.client.receive(Substring("password \(guess)")) }
+        inList.client.receive("command_list_end")
+        inList.client.proceed(outputLimit: .max, deadline: .max)
+        XCTAssertEqual(inList.client.takeDelay(), 250_000, "a list stops at its first wrong password")
+        XCTAssertEqual(String(decoding: inList.client.takeOutput(), as: UTF8.self), "ACK [3@0] {password} incorrect password\n")
+        XCTAssertEqual(inList.send("password s3cret"), "OK\n")
+    }
 }

@@ -93,10 +93,10 @@ final class Conversation {
 
     let library: ScriptedLibrary
 
-    init(password: String? = nil, authorized: Bool = true) {
+    init(password: String? = nil, authorized: Bool = true, local: Bool = false) {
         library = ScriptedLibrary(session: session)
         commands = MPDCommands(session: session, library: library, password: password)
-        client = ClientProtocol(commands: commands, authorized: authorized)
+        client = ClientProtocol(commands: commands, authorized: authorized, local: local)
         _ = client.takeOutput()   // the greeting
     }
 
@@ -106,7 +106,11 @@ final class Conversation {
 
     @discardableResult
     func send(_ lines: [String]) -> String {
-        for line in lines { client.receive(Substring(line)) }
+        for line in lines {
+            client.receive(Substring(line))
+            // As the server does for a client that reads everything at once.
+            while client.isBusy { client.proceed(outputLimit: .max, deadline: .max) }
+        }
         return String(decoding: client.takeOutput(), as: UTF8.self)
     }
 
