@@ -54,11 +54,13 @@ public final class MPDServer {
     /// More clients than this on one listener at once: a new one is hung up on at once, as MPD does.
     /// Each listener has its own places, so TCP clients can never lock the owner's Unix socket out.
     public static let maxClients = 100
-    /// A TCP client that has not given the password within this is hung up on.
-    public static let loginTimeout: MediaTime = 10_000_000
+    /// A TCP client that has not given the password within this (or the
+    /// silence timeout, if shorter) is hung up on.
+    public static let loginLimit: MediaTime = 10_000_000
+    var loginTimeout: MediaTime { min(Self.loginLimit, timeout) }
     /// The loop's time for one client in one turn, and for all of them: past it, the rest waits for the next turn.
-    static let slice: MediaTime = 10_000
-    static let turnBudget: MediaTime = 40_000
+    static let slice: MediaTime = 5_000
+    static let turnBudget: MediaTime = 20_000
     /// A client silent this long (and not in `idle`) is hung up on; MPD's default too.
     public let timeout: MediaTime
 
@@ -145,7 +147,7 @@ public final class MPDServer {
 
     private func wakeTime(_ client: Client) -> MonotonicTime? {
         if let held = client.heldUntil { return held }
-        if !client.conversation.isAuthorized { return min(client.connected + Self.loginTimeout, client.active + timeout) }
+        if !client.conversation.isAuthorized { return min(client.connected + loginTimeout, client.active + timeout) }
         return client.conversation.isIdle ? nil : client.active + timeout
     }
 
@@ -193,7 +195,7 @@ public final class MPDServer {
 
     private func read(_ client: Client, until deadline: MonotonicTime) {
         var buffer = [UInt8](repeating: 0, count: 64 << 10)
-        while client.canRead {
+        while client.canRead, monotonicNow() < deadline {
             let count = buffer.withUnsafeMutableBytes { Glibc.read(client.fd, $0.baseAddress, $0.count) }
             if count > 0 {
                 client.active = monotonicNow()
@@ -213,7 +215,8 @@ public final class MPDServer {
     /// Runs the client's requests (or its running command list) while it
     /// takes its replies and the time lasts, then sends what it can.
     private func work(_ client: Client, until deadline: MonotonicTime) {
-        while client.heldUntil == nil, client.unsent <= client.highWater, !client.conversation.closing {
+        // No step starts past the deadline; one that starts may run over it (one command is not cut).
+        while client.heldUntil == nil, client.unsent <= client.highWater, !client.conversation.closing, monotonicNow() < deadline {
             if client.conversation.isBusy {
                 client.conversation.proceed(outputLimit: client.highWater - client.unsent, deadline: deadline)
             } else if let line = nextLine(client) {
@@ -222,7 +225,6 @@ public final class MPDServer {
                 break
             }
             take(client)
-            if monotonicNow() >= deadline { break }
         }
         compactInput(client)
         let partial = client.input.count - client.inputStart

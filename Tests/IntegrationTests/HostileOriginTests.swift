@@ -17,13 +17,6 @@ final class HostileOriginTests: OriginTestCase {
         return (Double(fields[11]) ?? 0) / 100 + (Double(fields[12]) ?? 0) / 100
     }
 
-    /// VmHWM or VmRSS of reeld, in KiB.
-    func memory(_ field: String) -> Int {
-        let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
-        let line = status.split(separator: "\n").first { $0.hasPrefix(field + ":") } ?? ""
-        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
-    }
-
     func testFailingEnclosuresEndAtOnceLeaveNothingAndAreNotResumed() throws {
         let count = ProcessInfo.processInfo.environment["REEL_STRESS"] != nil ? 20_000 : 300
         let items = (1...count).map { #"{"url": "missing.wav?n=\#($0)", "title": "Gone \#($0)"}"# }
@@ -85,7 +78,7 @@ final class HostileOriginTests: OriginTestCase {
         try FeedFixtures.catalogue(items: 100_000, base: "http://127.0.0.1:1/").write(to: served.appendingPathComponent("big.json"))
         try startDaemon()
         listen(for: 0.5)
-        let idle = memory("VmRSS")
+        let idle = daemonMemory("VmRSS")
         // Four at once: one syncs, the others are told it is running.
         let feed = origin.url("big.json")
         let results = try (0..<4).map { _ in try reelAsync("sync", "--no-download", feed) }.map { try $0.wait() }
@@ -93,7 +86,7 @@ final class HostileOriginTests: OriginTestCase {
         XCTAssertEqual(synced.count, 1, results.map(\.1).joined(separator: "\n"))
         XCTAssertTrue(synced.first?.1.contains("added 100000") == true, results.map(\.1).joined(separator: "\n"))
         XCTAssertEqual(results.filter { $0.1.contains("is being synced already") }.count, 3)
-        let peak = memory("VmHWM")
+        let peak = daemonMemory("VmHWM")
         print("reeld: RSS idle \(idle / 1024) MiB, peak while syncing a 30 MB catalogue \(peak / 1024) MiB")
         XCTAssertLessThan(peak - idle, 100 * 1024, "peak RSS over idle while syncing")
     }

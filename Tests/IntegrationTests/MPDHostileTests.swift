@@ -56,9 +56,7 @@ final class MPDHostileTests: DaemonTestCase {
     }
 
     func testSilentClientsAreHungUpOnButIdleOnesStay() throws {
-        let config = home.appendingPathComponent("config/reel")
-        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
-        try "mpd-timeout = 1\n".write(to: config.appendingPathComponent("reeld.conf"), atomically: true, encoding: .utf8)
+        try writeConfig("mpd-timeout = 1\n")
         try startWithMPD([media.tones[0]], ["--paused"])
         let silent = try MPDClient(path: socketPath)
         let waiting = try MPDClient(path: socketPath)

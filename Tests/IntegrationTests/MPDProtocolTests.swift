@@ -211,14 +211,7 @@ final class MPDProtocolTests: DaemonTestCase {
     }
 
     func testTCPWithAPasswordAndARefusedPublicAddress() throws {
-        let config = home.appendingPathComponent("config/reel")
-        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
-        try "mpd-listen = 127.0.0.1:0\nmpd-password = open sesame\n".write(
-            to: config.appendingPathComponent("reeld.conf"), atomically: true, encoding: .utf8)
-        try startWithMPD(media.tones.prefix(1).map { $0 }, ["--paused"])
-        let log = try XCTUnwrap(daemon?.text)
-        let port = try XCTUnwrap(log.range(of: #"127\.0\.0\.1:\d+"#, options: .regularExpression)
-            .flatMap { UInt16(log[$0].split(separator: ":")[1]) })
+        let port = try startWithTCP(media.tones.prefix(1).map { $0 }, ["--paused"])
         let tcp = try MPDClient(port: port)
         XCTAssertEqual(try tcp.command("status").last, #"ACK [4@0] {status} you don't have permission for "status""#)
         XCTAssertEqual(try tcp.command("password wrong").last, "ACK [3@0] {password} incorrect password")

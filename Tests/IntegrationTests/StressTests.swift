@@ -72,7 +72,7 @@ final class StressTests: DaemonTestCase {
         Self.together(clients + 1) { client in
             guard client < clients else {
                 Thread.sleep(forTimeInterval: seconds / 3)
-                return warm.note(StressTests.rss(pid))
+                return warm.note(DaemonTestCase.memory("VmRSS", of: pid))
             }
             var rng = SplitMix64(seed: UInt64(client) + 7)
             let deadline = Date().addingTimeInterval(seconds)
@@ -93,7 +93,7 @@ final class StressTests: DaemonTestCase {
         XCTAssertEqual(tally.failures, [], "calls that failed or went unanswered")
         XCTAssertEqual(Set(try queueIDs()), initial.union(models.all), "the queue is what the clients did to it")
         XCTAssertTrue(daemon!.process.isRunning)
-        let grown = StressTests.rss(pid) - warm.noted
+        let grown = DaemonTestCase.memory("VmRSS", of: pid) - warm.noted
         print("\(clients) clients for \(Int(seconds)) s: \(tally.answered) calls answered; RSS grew \(grown / 1024) KiB after warm-up")
         if ProcessInfo.processInfo.environment["REEL_SANITIZED"] != nil {
             print("sanitized build: RSS holds the sanitizer's quarantine, so it is not checked")
@@ -120,12 +120,6 @@ final class StressTests: DaemonTestCase {
         try call(MPRIS.reel, "QueuePage", [.uint32(0), .int32(-1)])[2].array?.compactMap {
             if case .structure(let fields) = $0 { fields.first?.int64.map(UInt64.init) } else { nil }
         } ?? []
-    }
-
-    static func rss(_ pid: pid_t) -> Int {
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return 0 }
-        return Int(line.split(separator: " ")[1]) ?? 0
     }
 
     // MARK: Kills

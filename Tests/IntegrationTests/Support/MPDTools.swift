@@ -12,6 +12,25 @@ extension DaemonTestCase {
         guard waitForOutput(child, "MPD protocol on") != nil else { throw TestFailure("no MPD listener:\n\(child.text)") }
     }
 
+    /// Writes reeld.conf in this test's config folder.
+    func writeConfig(_ text: String) throws {
+        let config = home.appendingPathComponent("config/reel")
+        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+        try text.write(to: config.appendingPathComponent("reeld.conf"), atomically: true, encoding: .utf8)
+    }
+
+    /// Starts reeld listening on TCP too (127.0.0.1, a free port) with a
+    /// password, and returns the port.
+    func startWithTCP(_ files: [URL] = [], _ extra: [String] = [], password: String = "open sesame",
+                      config: String = "") throws -> UInt16 {
+        try writeConfig("mpd-listen = 127.0.0.1:0\nmpd-password = \(password)\n" + config)
+        try startWithMPD(files, extra)
+        let log = daemon?.text ?? ""
+        guard let port = log.range(of: #"127\.0\.0\.1:\d+"#, options: .regularExpression)
+            .flatMap({ UInt16(log[$0].split(separator: ":")[1]) }) else { throw TestFailure("no TCP port in:\n\(log)") }
+        return port
+    }
+
     /// Runs mpc on the daemon's socket; its output, or an error when it fails.
     @discardableResult
     func mpc(_ args: String...) throws -> String {

@@ -1,0 +1,143 @@
+import Foundation
+import ReelCore
+import ReelHarness
+import ReelMPD
+import XCTest
+
+/// The MPD server under attack, as a client on the network or another
+/// local user would try it: each case ends with the daemon alive, MPRIS
+/// answering at once throughout, memory bounded and the owner's Unix
+/// socket served. (The bounds are in docs/mpd.md, Limits.)
+final class MPDAttackTests: DaemonTestCase {
+    static let long = ProcessInfo.processInfo.environment["REEL_STRESS"] != nil
+    /// The slowest MPRIS answer allowed while an attack goes on, in ms.
+    static let slowestAnswer = 100.0
+
+    /// Runs `attack` while MPRIS is read again and again; checks that it
+    /// always answered within the bound and that RSS grew less than `grow` KiB.
+    func underAttack(grow limitKiB: Int, _ attack: () throws -> Void) throws {
+        let before = daemonMemory("VmRSS")
+        let watch = LoopWatch(address: bus.address)
+        try attack()
+        let (slowest, calls, failure) = watch.stop()
+        let grown = daemonMemory("VmRSS") - before
+        print("under attack: \(calls) MPRIS reads, the slowest \(Int(slowest)) ms; RSS grew \(grown / 1024) MiB")
+        XCTAssertNil(failure, "MPRIS stopped answering")
+        XCTAssertTrue(daemon?.process.isRunning == true, "reeld died")
+        XCTAssertLessThan(slowest, Self.slowestAnswer, "MPRIS was held up")
+        if ProcessInfo.processInfo.environment["REEL_SANITIZED"] == nil {
+            XCTAssertLessThan(grown, limitKiB, "RSS grew \(grown) KiB")
+        }
+        XCTAssertEqual(try MPDClient(path: socketPath).pairs("ping"), [:], "the owner's socket is served")
+    }
+
+    /// Fills the queue with `count` entries through one command list.
+    func fillQueue(_ count: Int) throws {
+        let filler = try MPDClient(path: socketPath)
+        let path = RequestLine.quote(media.tones[0].path)
+        filler.send("command_list_begin\n" + String(repeating: "add \(path)\n", count: count) + "command_list_end\n")
+        XCTAssertEqual(filler.reply(timeout: 60), ["OK"])
+    }
+
+    /// A: one command list of 349,000 `notcommands` (4 MiB) before the password.
+    func testAHugeCommandListBeforeThePasswordIsCutShort() throws {
+        let port = try startWithTCP([media.tones[0]], ["--paused"])
+        try underAttack(grow: 16 << 10) {
+            let attacker = try MPDClient(port: port)
+            attacker.send("command_list_begin\n" + String(repeating: "notcommands\n", count: 349_000) + "command_list_end\n")
+            XCTAssertTrue(attacker.isClosed(timeout: 10), "a list past 16 KiB before the password closes the connection")
+        }
+    }
+
+    /// B: 99 clients that never log in and never read, each owed megabytes.
+    func testClientsThatNeverLogInNorReadHoldLittle() throws {
+        let port = try startWithTCP([media.tones[0]], ["--paused"], config: "mpd-timeout = 5\n")
+        var attackers: [MPDClient] = []
+        try underAttack(grow: 40 << 10) {
+            for _ in 0..<99 {
+                let attacker = try MPDClient(port: port)
+                attacker.send(String(repeating: "notcommands\n", count: 4_000))   // 8 MB of answers owed
+                attackers.append(attacker)
+            }
+            XCTAssertEqual(try MPDClient(path: socketPath).pairs("status")["state"], "pause")
+        }
+        // What one is owed waits for it (it is answered as it reads) until the login time ends it.
+        var answered = 0
+        while let line = attackers[0].readLine(timeout: 10), line.hasPrefix("command: ") || line == "OK" { if line == "OK" { answered += 1 } }
+        XCTAssertGreaterThan(answered, 100)
+        XCTAssertTrue(attackers[98].isClosed(timeout: 10), "hung up on at the end of the login time")
+    }
+
+    /// C: a list of 1,000 `playlistinfo` over a large queue, never read.
+    func testAListOfHugeRepliesRunsOnlyAsTheClientReads() throws {
+        try startWithMPD([], ["--paused"])
+        let entries = Self.long ? 10_000 : 2_000
+        try fillQueue(entries)
+        let greedy = try MPDClient(path: socketPath)
+        try underAttack(grow: 40 << 10) {
+            greedy.send("command_list_begin\n" + String(repeating: "playlistinfo\n", count: 1_000) + "command_list_end\n")
+            Thread.sleep(forTimeInterval: Self.long ? 10 : 2)
+            XCTAssertEqual(try MPDClient(path: socketPath).pairs("status")["playlistlength"], String(entries))
+        }
+        // The list goes on as it reads.
+        var songs = 0
+        while songs < 5 * entries, let line = greedy.readLine(timeout: 10) { if line.hasPrefix("Id: ") { songs += 1 } }
+        XCTAssertEqual(songs, 5 * entries)
+    }
+
+    /// D: a client that reads slowly while it keeps asking.
+    func testRepliesAlreadySentAreReleased() throws {
+        try startWithMPD([], ["--paused"])
+        try fillQueue(2_000)
+        let reader = try MPDClient(path: socketPath)
+        try underAttack(grow: 16 << 10) {
+            for _ in 0..<200 { reader.send("playlistinfo\n") }   // ~60 MB of replies
+            var bytes = 0
+            var chunk = [UInt8](repeating: 0, count: 64 << 10)
+            let end = Date().addingTimeInterval(Self.long ? 30 : 4)
+            while Date() < end {
+                let n = chunk.withUnsafeMutableBytes { recv(reader.fd, $0.baseAddress, $0.count, 0) }
+                guard n > 0 else { break }
+                bytes += n
+                Thread.sleep(forTimeInterval: 0.005)   // ~10 MB/s: slower than reeld answers
+            }
+            print("the slow reader read \(bytes >> 20) MiB")
+            XCTAssertGreaterThan(bytes, 24 << 20, "it read more than RSS may grow")
+        }
+    }
+
+    /// J: 100 TCP clients that never log in lock no one out, and go after the login time.
+    func testClientsThatNeverLogInAreHungUpOnAndTheOwnersSocketStaysOpen() throws {
+        let port = try startWithTCP([media.tones[0]], ["--paused"], config: "mpd-timeout = 2\n")
+        let squatters = try (0..<100).map { _ in try MPDClient(port: port) }
+        for squatter in squatters.prefix(50) { squatter.send("ping\n") }
+        XCTAssertThrowsError(try MPDClient(port: port), "the 101st TCP client gets no greeting")
+        let owners = try (0..<20).map { _ in try MPDClient(path: socketPath) }
+        XCTAssertEqual(try owners[19].pairs("status")["state"], "pause", "the Unix socket keeps its own places")
+        for squatter in [squatters[0], squatters[99]] {
+            XCTAssertTrue(squatter.isClosed(timeout: 10), "a client that never logs in is hung up on")
+        }
+        XCTAssertEqual(try MPDClient(port: port).command("password \"open sesame\""), ["OK"], "their places are free again")
+    }
+
+    /// K: password guessing on one connection.
+    func testWrongPasswordsAreAnsweredSlowerAndTheThirdEndsTheConnection() throws {
+        let port = try startWithTCP([media.tones[0]], ["--paused"])
+        let guesser = try MPDClient(port: port)
+        let start = Date()
+        for guess in ["a", "b", "c"] {
+            XCTAssertEqual(try guesser.command("password \(guess)").last, "ACK [3@0] {password} incorrect password")
+        }
+        XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(start), 1.7, "0.25 + 0.5 + 1 s")
+        XCTAssertTrue(guesser.isClosed(timeout: 2))
+        // Pipelined guesses are no faster: each waits for the one before.
+        let pipelined = try MPDClient(port: port)
+        let again = Date()
+        pipelined.send((1...200).map { "password guess\($0)\n" }.joined())
+        var refusals = 0
+        while pipelined.readLine(timeout: 5) != nil { refusals += 1 }
+        XCTAssertEqual(refusals, 3, "three answers, then the connection ends")
+        XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(again), 1.7)
+        XCTAssertEqual(try MPDClient(port: port).command("password \"open sesame\""), ["OK"])
+    }
+}
