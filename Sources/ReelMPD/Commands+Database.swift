@@ -102,7 +102,7 @@ extension MPDCommands {
     func tree() throws(Ack) -> LibraryTree {
         let revision = library?.libraryRevision
         if let cached = cachedTree, cached.revision == revision { return cached.tree }
-        let tree = LibraryTree(try items())
+        let tree = LibraryTree(try items(), root: musicFolder)
         cachedTree = (revision, tree)
         return tree
     }
@@ -205,16 +205,14 @@ extension MPDCommands {
     func update(_ name: String?) throws(Ack) -> Reply {
         let library = try requireLibrary()
         guard updating == nil else { throw Ack(.updateAlready, "Already updating") }
-        let tree = try tree()
         let target = name.map(Self.folderName) ?? ""
         let inputs: [String]
-        if target.isEmpty {
-            inputs = tree.root.map { [$0.isEmpty ? "/" : $0] } ?? []
-        } else if target == LibraryTree.remoteFolder || URLParts.isRemote(target) {
-            inputs = tree.songs(under: target).compactMap(\.item.remoteURL)
+        if target == LibraryTree.remoteFolder || URLParts.isRemote(target) {
+            inputs = try tree().songs(under: target).compactMap(\.item.remoteURL)
         } else {
-            guard let path = tree.absolute(target) else { throw Ack.noExist("No such directory") }
-            inputs = [path]
+            guard let folder = musicFolder else { throw Ack(.system, "reel has no music folder (music-dir in reeld.conf)") }
+            guard LibraryTree.isPlainName(target) else { throw Ack.argument("Malformed path") }
+            inputs = [target.isEmpty ? folder : folder + "/" + target]
         }
         nextUpdate += 1
         let job = nextUpdate

@@ -50,11 +50,11 @@ extension MPDCommands {
             return Reply()
         },
         "albumart": Entry(arguments: 2...2) { mpd, args, client throws(Ack) in
-            try mpd.cover(args[0]!, offset: args.unsigned(1), limit: client.binaryLimit, typed: false)
+            try mpd.cover(args[0]!, offset: args.unsigned(1), client: client, typed: false)
         },
         "readpicture": Entry(arguments: 2...2) { mpd, args, client throws(Ack) in
             // MPD answers nothing, not an error, for a song without a picture.
-            (try? mpd.cover(args[0]!, offset: args.unsigned(1), limit: client.binaryLimit, typed: true)) ?? Reply()
+            (try? mpd.cover(args[0]!, offset: args.unsigned(1), client: client, typed: true)) ?? Reply()
         },
     ]
 
@@ -101,35 +101,63 @@ extension MPDCommands {
         reply.add("Last-Modified", UTCTime.iso8601(playlist.createdAt))
     }
 
-    /// A chunk of a song's cover: `size`, then up to `limit` bytes from `offset`.
-    func cover(_ name: String, offset: Int, limit: Int, typed: Bool) throws(Ack) -> Reply {
+    /// A chunk of a song's cover: `size`, then up to the client's binary limit from `offset`.
+    /// A song is named as the database names it (or by a folder of it, whose
+    /// cover is the one beside its songs); the Unix socket's client may also
+    /// name a local file by its path. Any other client is served only images
+    /// inside the music folder (links resolved) or extracted by reel.
+    func cover(_ name: String, offset: Int, client: ClientState, typed: Bool) throws(Ack) -> Reply {
         let target: String
-        if URLParts.isAbsolute(name) {
+        if URLParts.isAbsolute(name), client.local || URLParts.isRemote(name) {
             target = name
-        } else if let tree = try? tree(), let item = tree.song(MPDCommands.folderName(name)) {
+        } else if let tree = try? tree(), let item = tree.song(MPDCommands.folderName(name))
+                    ?? tree.listing(MPDCommands.folderName(name))?.songs.first?.item {
             target = item.localPath ?? item.remoteURL ?? name
         } else {
-            throw Ack.noExist("No such file")
+            throw Ack.noExist("No file exists")
         }
         guard let art = session.coverArt(for: target), art.lowercased().hasPrefix("file://") else {
             throw Ack.noExist("No file exists")
         }
         let path = SongLines.file(art)
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw Ack.noExist("No file exists") }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw Ack(.system, "cannot read the cover") }
-        let size = Int(info.st_size)
-        guard offset <= size else { throw Ack.argument("Offset too large") }
-        var chunk = [UInt8](repeating: 0, count: min(limit, size - offset))
-        let count = chunk.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(offset)) }
-        guard count >= 0 else { throw Ack(.system, "cannot read the cover") }
+        if !client.local {
+            let folders = [musicFolder, coverFolder].compactMap { $0.flatMap(Paths.realPath) }
+            guard let real = Paths.realPath(path), folders.contains(where: { Paths.isInside(real, folder: $0) }) else {
+                throw Ack.noExist("No file exists")
+            }
+        }
+        guard let image = CoverFile(path: path) else { throw Ack.noExist("No file exists") }
+        guard offset <= image.size else { throw Ack.argument("Offset too large") }
+        guard let chunk = image.read(offset: offset, count: client.binaryLimit) else { throw Ack(.system, "cannot read the cover") }
         var reply = Reply()
-        reply.add("size", size)
+        reply.add("size", image.size)
         if typed { reply.add("type", Paths.imageType(path)) }
-        reply.addBinary(chunk[..<count])
+        reply.addBinary(chunk)
         return reply
+    }
+}
+
+/// A cover image opened for reading: a regular file only, opened without
+/// waiting (a FIFO named cover.jpg would hold the loop in open(2) forever).
+struct CoverFile: ~Copyable {
+    private let fd: Int32
+    let size: Int
+
+    init?(path: String) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        guard fd >= 0 else { return nil }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { close(fd); return nil }
+        self.fd = fd
+        size = Int(info.st_size)
+    }
+
+    deinit { close(fd) }
+
+    func read(offset: Int, count: Int) -> ArraySlice<UInt8>? {
+        var chunk = [UInt8](repeating: 0, count: max(0, min(count, size - offset)))
+        let got = chunk.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(offset)) }
+        return got >= 0 ? chunk[..<got] : nil
     }
 }
 

@@ -4,13 +4,13 @@ import ReelCore
 /// track-list order, ids are reel's entry ids.
 extension MPDCommands {
     static let queueCommands: [String: Entry] = [
-        "add": Entry(arguments: 1...2) { mpd, args, _ throws(Ack) in
-            let uris = try mpd.resolve(args[0]!, expand: true)
+        "add": Entry(arguments: 1...2) { mpd, args, client throws(Ack) in
+            let uris = try mpd.resolve(args[0]!, expand: true, local: client.local)
             try mpd.insert(uris, at: args[1])
             return Reply()
         },
-        "addid": Entry(arguments: 1...2) { mpd, args, _ throws(Ack) in
-            let uris = try mpd.resolve(args[0]!, expand: false)
+        "addid": Entry(arguments: 1...2) { mpd, args, client throws(Ack) in
+            let uris = try mpd.resolve(args[0]!, expand: false, local: client.local)
             let first = EntryID(mpd.queue.nextID)
             try mpd.insert(uris, at: args[1])
             var reply = Reply()
@@ -105,10 +105,17 @@ extension MPDCommands {
         },
     ]
 
-    /// What `add` and `addid` queue: a URI or an absolute path (a playlist
-    /// file becomes its entries), or a song or (for `add`) a folder of the
-    /// database, as `lsinfo` and `find` name them ("" and "/": all of it, as in MPD).
-    func resolve(_ text: String, expand: Bool) throws(Ack) -> [String] {
+    /// What `add` and `addid` queue: a song or (for `add`) a folder of the
+    /// database, as `lsinfo` and `find` name them ("" and "/": all of it, as
+    /// in MPD), or an http(s) URL. The Unix socket's client (the user) may
+    /// also name a local file by its absolute path or file:// URI (a playlist
+    /// file becomes its entries); as in MPD, no other client may.
+    func resolve(_ text: String, expand: Bool, local: Bool) throws(Ack) -> [String] {
+        if !local, URLParts.isAbsolute(text), !URLParts.isRemote(text), text != "/" {
+            // MPD's answers: an absolute path is no song of the database; file:// is not for this client.
+            if text.hasPrefix("/") { throw Ack.noExist("No such song") }
+            throw Ack(.permission, "Access denied: local files only through the Unix socket")
+        }
         guard URLParts.isAbsolute(text), text != "/" else {
             guard library != nil else {
                 throw Ack.noExist("No such file: \(text) (without a library reel takes absolute paths, file:// and http(s) URLs)")

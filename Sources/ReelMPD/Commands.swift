@@ -24,6 +24,12 @@ public final class MPDCommands {
     let session: any Session
     let library: (any LibrarySession)?
     let password: String?
+    /// MPD's music directory (absolute, no trailing slash): the database is
+    /// the library's items below it, and no client other than the Unix
+    /// socket's reads, lists or imports anything outside it.
+    let musicFolder: String?
+    /// Where reel keeps the covers it extracted from files: served like the music folder's.
+    let coverFolder: String?
     var changes: ChangeTracker
     let started = monotonicNow()
     /// Time spent playing since start-up (`stats`' playtime).
@@ -39,10 +45,13 @@ public final class MPDCommands {
     /// The database as last built, and the library revision it was built at.
     var cachedTree: (revision: Int64?, tree: LibraryTree)?
 
-    public init(session: any Session, library: (any LibrarySession)?, password: String?) {
+    public init(session: any Session, library: (any LibrarySession)?, password: String?,
+                musicFolder: String? = nil, coverFolder: String? = nil) {
         self.session = session
         self.library = library
         self.password = password
+        self.musicFolder = musicFolder
+        self.coverFolder = coverFolder
         changes = ChangeTracker(session)
         if let library { seen = (library.catalogueRevision, library.playlistRevision) }
     }

@@ -1,51 +1,30 @@
 import ReelCore
 
-/// The library as MPD's database: local items in folders under the
-/// deepest folder that holds them all (MPD's music directory), remote
-/// items in one virtual folder, named by their URLs.
+/// The library as MPD's database: local items in folders under the music
+/// folder, remote items in one virtual folder, named by their URLs. Local
+/// items elsewhere are not in it.
 struct LibraryTree {
     static let remoteFolder = "@remote"
 
-    /// The music directory: absolute, without a trailing slash ("" for "/"); nil without local items.
-    let root: String?
     /// Every item with its name in the database, sorted by name.
     let songs: [(file: String, item: LibraryItem)]
 
-    init(_ items: [LibraryItem]) {
-        let folders = items.compactMap(\.localPath).map(Self.folder)
-        root = folders.first.map { first in folders.dropFirst().reduce(first, Self.commonFolder) }
-        let root = self.root
-        songs = items.map { item -> (String, LibraryItem) in
-            if let path = item.localPath, let root { return (String(path.dropFirst(root.count + 1)), item) }
-            return (item.remoteURL ?? "", item)
-        }.filter { !$0.0.isEmpty }
+    /// `root`: the music folder, absolute, without a trailing slash; nil when there is none.
+    init(_ items: [LibraryItem], root: String?) {
+        let prefix = root.map { $0 == "/" ? "/" : $0 + "/" }
+        songs = items.compactMap { item -> (String, LibraryItem)? in
+            guard let path = item.localPath else { return item.remoteURL.map { ($0, item) } }
+            guard let prefix, path.hasPrefix(prefix), path.count > prefix.count else { return nil }
+            return (String(path.dropFirst(prefix.count)), item)
+        }
         // Byte order: what MPD's sorting of names amounts to, and far cheaper than String's.
         .sorted { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) }
     }
 
-    /// The folder holding a path: `/a/b/c.ogg` → `/a/b`, `/c.ogg` → "".
-    static func folder(_ path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "" }
-        return String(path[..<slash])
-    }
-
-    /// The deepest folder holding both: `/a/b/c` and `/a/bd` → `/a`.
-    static func commonFolder(_ a: String, _ b: String) -> String {
-        if a == b { return a }
-        var cut = 0   // the length of the common prefix that ends a folder
-        var i = 0
-        for (x, y) in zip(a.utf8, b.utf8) {
-            guard x == y else { break }
-            i += 1
-            if x == UInt8(ascii: "/") { cut = i - 1 }
-        }
-        let shorter = a.utf8.count < b.utf8.count ? a : b
-        // One is a folder of the other: `/a/b` and `/a/b/c` → `/a/b`.
-        if i == shorter.utf8.count, (a.utf8.count == i || a.utf8[a.utf8.index(a.utf8.startIndex, offsetBy: i)] == UInt8(ascii: "/")),
-           (b.utf8.count == i || b.utf8[b.utf8.index(b.utf8.startIndex, offsetBy: i)] == UInt8(ascii: "/")) {
-            return shorter
-        }
-        return String(decoding: a.utf8.prefix(cut), as: UTF8.self)
+    /// A name that stays inside the folder it is taken in: no `.` or `..`
+    /// parts, no empty ones ("" itself is the folder).
+    static func isPlainName(_ name: String) -> Bool {
+        name.isEmpty || !name.split(separator: "/", omittingEmptySubsequences: false).contains { $0.isEmpty || $0 == "." || $0 == ".." }
     }
 
     /// The folder a song sits in, as the database names it ("" for the top).
@@ -87,9 +66,4 @@ struct LibraryTree {
         songs.first { $0.file == file }?.item
     }
 
-    /// What the database name or path means on disk: an absolute path under the music directory.
-    func absolute(_ name: String) -> String? {
-        guard let root, !name.isEmpty else { return root.map { $0.isEmpty ? "/" : $0 } }
-        return root + "/" + name
-    }
 }

@@ -48,6 +48,8 @@ enum ConfigFile {
                 options.mpdPassword = parts[1]
             case ("mpd-timeout", let value) where Int64(value).map({ (1...86_400).contains($0) }) == true:
                 options.mpdTimeout = Int64(value)!
+            case ("music-dir", _) where Paths.expandingHome(parts[1]) != nil:
+                options.musicDir = Paths.expandingHome(parts[1])
             case ("output", _):
                 switch Options.output(parts[1]) {
                 case .success(let target): options.snapcast = target
@@ -56,12 +58,12 @@ enum ConfigFile {
             case ("snapcast-buffer", let value) where Int64(value).map({ (0...60_000).contains($0) }) == true:
                 options.snapcastBuffer = Int64(value)!
             case ("snapcast-buffer", _), ("ao", _), ("vo", _), ("video", _), ("replaygain", _), ("network-timeout", _), ("cache-size", _), ("readahead", _),
-                 ("resume", _), ("resume-min-length", _), ("mpd-listen", _), ("mpd-password", _), ("mpd-timeout", _):
+                 ("resume", _), ("resume-min-length", _), ("mpd-listen", _), ("mpd-password", _), ("mpd-timeout", _), ("music-dir", _):
                 warnings.append("\(at): bad value for \(parts[0]): \(parts[1])")
             default:
                 warnings.append("\(at): unknown setting \(parts[0]) (known: ao, vo, video, replaygain, network-timeout, "
                                 + "cache-size, readahead, resume, resume-min-length, mpd-listen, mpd-password, mpd-timeout, "
-                                + "output, snapcast-buffer)")
+                                + "music-dir, output, snapcast-buffer)")
             }
         }
         return warnings

@@ -25,6 +25,8 @@ struct Options {
     var mpdListen: ListenAddress?
     /// What TCP clients of the MPD protocol must give first (only from reeld.conf: a command line is public).
     var mpdPassword: String?
+    /// MPD's music directory (absolute); nil: the user's XDG music folder.
+    var musicDir: String?
     /// Seconds an MPD client may keep silent (outside `idle`) before it is hung up on.
     var mpdTimeout: Int64 = 60
     /// Where the sound goes instead of mpv's audio output: snapserver's pipe or TCP source.
@@ -62,6 +64,9 @@ struct Options {
           --mpd-listen ADDRESS  also serve the MPD protocol on TCP, e.g. 127.0.0.1:6600; an address
                          other machines reach needs mpd-password in reeld.conf (the protocol is always
                          served on $XDG_RUNTIME_DIR/reel/mpd.socket)
+          --music-dir DIR  the music folder the MPD protocol shows as its database; no MPD client
+                         but the Unix socket's reads or imports anything outside it (default: XDG_MUSIC_DIR
+                         from user-dirs.dirs, else ~/Music)
           --instance     own org.mpris.MediaPlayer2.reel.instance<PID> instead
           --fresh        start with an empty queue instead of the one stored last time
           --help         show this help
@@ -70,7 +75,7 @@ struct Options {
         defaults for the options with values: $XDG_CONFIG_HOME/reel/reeld.conf
           (ao = NAME, vo = NAME, video = true|false, replaygain = off|track|album, network-timeout = SECONDS,
            cache-size = SIZE, readahead = SIZE, resume = auto|always|never, resume-min-length = SECONDS,
-           mpd-listen = ADDRESS, mpd-password = TEXT, mpd-timeout = SECONDS,
+           mpd-listen = ADDRESS, mpd-password = TEXT, mpd-timeout = SECONDS, music-dir = DIR,
            output = mpv|snapcast[:PATH|:tcp://HOST:PORT], snapcast-buffer = MS)
         environment: DBUS_SESSION_BUS_ADDRESS, XDG_CACHE_HOME, XDG_DATA_HOME, XDG_CONFIG_HOME
         """
@@ -138,6 +143,11 @@ struct Options {
                     return .exit(2, "reeld: --mpd-listen needs an address such as 127.0.0.1:6600 or [::1]:6600\n\n" + usage)
                 }
                 options.mpdListen = address
+            case "--music-dir":
+                guard let dir = rest.popFirst().flatMap(Paths.expandingHome) else {
+                    return .exit(2, "reeld: --music-dir needs an absolute path\n\n" + usage)
+                }
+                options.musicDir = dir
             case "--output":
                 guard let text = rest.popFirst() else { return .exit(2, "reeld: --output needs mpv or snapcast[:PATH]\n\n" + usage) }
                 switch Options.output(text) {

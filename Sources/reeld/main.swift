@@ -105,7 +105,8 @@ let daemon = Daemon(connection: connection, backend: backend, cache: cache, intr
 do {
     let socketPath = RuntimeFile.path("mpd", "socket", environment: environment, instance: options.instance)
     try daemon.openMPD(socketPath: socketPath, tcp: options.mpdListen, password: options.mpdPassword,
-                       timeout: options.mpdTimeout * 1_000_000)
+                       timeout: options.mpdTimeout * 1_000_000,
+                       musicFolder: options.musicDir ?? Paths.musicFolder(environment: environment))
 } catch {
     log("cannot serve the MPD protocol: \(error)")
     if options.mpdListen != nil { exit(1) }   // asked for: a daemon that silently lacks it would mislead

@@ -140,4 +140,64 @@ final class MPDAttackTests: DaemonTestCase {
         XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(again), 1.7)
         XCTAssertEqual(try MPDClient(port: port).command("password \"open sesame\""), ["OK"])
     }
+
+    // MARK: Files
+
+    /// A music folder with one album, its cover, and a secret beside it.
+    func musicWithASecret() throws -> (music: URL, secret: URL) {
+        let music = home.appendingPathComponent("music")
+        let album = music.appendingPathComponent("Album")
+        try FileManager.default.createDirectory(at: album, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: media.tones[0], to: album.appendingPathComponent("a.ogg"))
+        try FileManager.default.copyItem(at: media.tones[1], to: album.appendingPathComponent("b.ogg"))
+        let secret = home.appendingPathComponent("secret")
+        try FileManager.default.createDirectory(at: secret, withIntermediateDirectories: true)
+        try Data("-----BEGIN FAKE KEY-----".utf8).write(to: secret.appendingPathComponent("id_rsa"))
+        try FileManager.default.copyItem(at: media.tones[2], to: secret.appendingPathComponent("hidden.ogg"))
+        return (music, secret)
+    }
+
+    /// G, H, I, F: nothing outside the music folder is readable, listable or importable over TCP.
+    func testTCPClientsReachNothingOutsideTheMusicFolder() throws {
+        let (music, secret) = try musicWithASecret()
+        let port = try startWithTCP([], ["--paused", "--music-dir", music.path])
+        XCTAssertEqual(try reel("lib", "add", music.path).0, 0)
+        let tcp = try MPDClient(port: port)
+        XCTAssertEqual(try tcp.command("password \"open sesame\""), ["OK"])
+        let listing = try tcp.command("lsinfo")
+        XCTAssertEqual(listing, ["directory: Album", "OK"])
+        for path in ["/etc/passwd", "/proc/self/environ", secret.appendingPathComponent("hidden.ogg").path] {
+            XCTAssertEqual(try tcp.command("add \(RequestLine.quote(path))").last, "ACK [50@0] {add} No such song", path)
+        }
+        XCTAssertEqual(try tcp.command("add file:///etc/passwd").last,
+                       "ACK [4@0] {add} Access denied: local files only through the Unix socket")
+        XCTAssertEqual(try tcp.command("update ../secret").last, "ACK [2@0] {update} Malformed path")
+        // An outside file queued over MPRIS (as `reel add` does) moves nothing.
+        try player("OpenUri", [.string(secret.appendingPathComponent("hidden.ogg").absoluteString)])
+        XCTAssertEqual(try tcp.command("lsinfo"), listing)
+        XCTAssertEqual(try tcp.command("add Album/a.ogg"), ["OK"], "the old names still work")
+        // A cover.jpg that links to the secret is not served; from the user's own socket, it is.
+        try FileManager.default.createSymbolicLink(at: music.appendingPathComponent("Album/cover.jpg"),
+                                                   withDestinationURL: secret.appendingPathComponent("id_rsa"))
+        XCTAssertEqual(try tcp.command("albumart Album/a.ogg 0").last, "ACK [50@0] {albumart} No file exists")
+        XCTAssertEqual(try tcp.command("albumart \(RequestLine.quote(secret.appendingPathComponent("hidden.ogg").path)) 0").last,
+                       "ACK [50@0] {albumart} No file exists")
+        XCTAssertEqual(try MPDClient(path: socketPath).command("albumart Album/a.ogg 0").first, "size: 24")
+        XCTAssertEqual(try MPDClient(path: socketPath).pairs("status")["playlistlength"], "2")
+    }
+
+    /// E: a FIFO named cover.jpg, asked for by a client on 127.0.0.1 with no password.
+    func testAFIFONamedCoverHoldsNoOne() throws {
+        let (music, _) = try musicWithASecret()
+        let port = try startWithTCP([], ["--paused", "--music-dir", music.path], password: nil)
+        XCTAssertEqual(try reel("lib", "add", music.path).0, 0)
+        XCTAssertEqual(mkfifo(music.appendingPathComponent("Album/cover.jpg").path, 0o644), 0)
+        try underAttack(grow: 16 << 10) {
+            let attacker = try MPDClient(port: port)
+            for _ in 0..<20 {
+                XCTAssertEqual(try attacker.command("albumart Album/a.ogg 0").last, "ACK [50@0] {albumart} No file exists")
+                XCTAssertEqual(try attacker.command("readpicture Album/a.ogg 0"), ["OK"])
+            }
+        }
+    }
 }

@@ -272,7 +272,7 @@ final class MPDDatabaseTests: DaemonTestCase {
 
     func testMpcBrowsesSearchesAndQueuesTheLibrary() throws {
         let music = try musicFolder()
-        try startWithMPD([], ["--paused"])
+        try startWithMPD([], ["--paused", "--music-dir", music.path])
         let watcher = try MPDClient(path: socketPath)
         watcher.send("idle database stored_playlist\n")
         XCTAssertEqual(try reel("lib", "add", music.path).0, 0)

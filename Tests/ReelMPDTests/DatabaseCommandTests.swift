@@ -192,26 +192,30 @@ final class DatabaseCommandTests: XCTestCase {
 }
 
 final class LibraryTreeTests: XCTestCase {
-    func testTheMusicDirectoryIsTheDeepestFolderHoldingEverything() {
-        XCTAssertEqual(LibraryTree.commonFolder("/a/b/c", "/a/bd"), "/a")
-        XCTAssertEqual(LibraryTree.commonFolder("/a/b", "/a/b/c"), "/a/b")
-        XCTAssertEqual(LibraryTree.commonFolder("/a/b/c", "/a/b"), "/a/b")
-        XCTAssertEqual(LibraryTree.commonFolder("/a/b", "/a/b"), "/a/b")
-        XCTAssertEqual(LibraryTree.commonFolder("/x", "/y"), "")
-        XCTAssertEqual(LibraryTree.commonFolder("/mü/a", "/mü/b"), "/mü")
-        let tree = LibraryTree([
+    func testTheDatabaseIsWhatLiesInTheMusicFolderAndTheRemoteOnes() {
+        let items = [
             LibraryItem(id: 1, info: ProbedItem(localPath: "/m/x/1.ogg")),
             LibraryItem(id: 2, info: ProbedItem(localPath: "/m/x/y/2.ogg")),
-        ])
-        XCTAssertEqual(tree.root, "/m/x")
-        XCTAssertEqual(tree.songs.map(\.file), ["1.ogg", "y/2.ogg"])
+            LibraryItem(id: 3, info: ProbedItem(localPath: "/m/xy/3.ogg")),
+            LibraryItem(id: 4, info: ProbedItem(localPath: "/etc/passwd")),
+            LibraryItem(id: 5, info: ProbedItem(remoteURL: "https://example.org/5.mp3")),
+        ]
+        XCTAssertEqual(LibraryTree(items, root: "/m/x").songs.map(\.file), ["1.ogg", "https://example.org/5.mp3", "y/2.ogg"],
+                       "an item outside the music folder is not in the database, nor does it move it")
+        XCTAssertEqual(LibraryTree(items, root: nil).songs.map(\.file), ["https://example.org/5.mp3"])
+        XCTAssertEqual(LibraryTree(items, root: "/").songs.count, 5)
+    }
+
+    func testAPlainNameStaysInsideItsFolder() {
+        for name in ["", "a", "a/b", "a b/c.ogg", "..a", "a..", ".hidden"] { XCTAssertTrue(LibraryTree.isPlainName(name), name) }
+        for name in ["..", "../x", "a/../../x", "a/./b", "./a", "a//b", "a/", "/a"] { XCTAssertFalse(LibraryTree.isPlainName(name), name) }
     }
 
     func testTheDatabaseIsBuiltAgainOnlyWhenTheLibraryChanged() {
         let c = Conversation()
-        c.library.add("/m/a.ogg", title: "A")
+        c.library.add("/music/a.ogg", title: "A")
         XCTAssertEqual(c.send("list title"), "Title: A\nOK\n")
-        c.library.add("/m/b.ogg", title: "B")
+        c.library.add("/music/b.ogg", title: "B")
         XCTAssertEqual(c.send("list title"), "Title: A\nTitle: B\nOK\n")
     }
 }

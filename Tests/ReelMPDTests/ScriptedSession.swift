@@ -93,9 +93,12 @@ final class Conversation {
 
     let library: ScriptedLibrary
 
-    init(password: String? = nil, authorized: Bool = true, local: Bool = false) {
+    /// A client of the Unix socket unless `local` is false.
+    init(password: String? = nil, authorized: Bool = true, local: Bool = true, musicFolder: String = "/music",
+         coverFolder: String? = nil) {
         library = ScriptedLibrary(session: session)
-        commands = MPDCommands(session: session, library: library, password: password)
+        commands = MPDCommands(session: session, library: library, password: password,
+                               musicFolder: musicFolder, coverFolder: coverFolder)
         client = ClientProtocol(commands: commands, authorized: authorized, local: local)
         _ = client.takeOutput()   // the greeting
     }

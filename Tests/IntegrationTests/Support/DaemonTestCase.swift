@@ -49,7 +49,8 @@ class DaemonTestCase: XCTestCase {
     /// Starts reeld and waits until it owns its name.
     @discardableResult
     func startDaemon(_ files: [URL] = [], _ extra: [String] = [], environment: [String: String] = [:]) throws -> ChildProcess {
-        let child = try ChildProcess(Binaries.reeld, ["--ao", "null"] + extra + files.map(\.path),
+        // The test media's folder is MPD's music folder, unless `extra` says another.
+        let child = try ChildProcess(Binaries.reeld, ["--ao", "null", "--music-dir", Media.folder.path] + extra + files.map(\.path),
                                      busAddress: bus.address, home: home, environment: environment)
         daemon = child
         let owned = waitForSignal(timeout: 20) {

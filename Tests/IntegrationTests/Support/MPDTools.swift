@@ -19,11 +19,11 @@ extension DaemonTestCase {
         try text.write(to: config.appendingPathComponent("reeld.conf"), atomically: true, encoding: .utf8)
     }
 
-    /// Starts reeld listening on TCP too (127.0.0.1, a free port) with a
-    /// password, and returns the port.
-    func startWithTCP(_ files: [URL] = [], _ extra: [String] = [], password: String = "open sesame",
+    /// Starts reeld listening on TCP too (127.0.0.1, a free port), with a
+    /// password unless it is nil, and returns the port.
+    func startWithTCP(_ files: [URL] = [], _ extra: [String] = [], password: String? = "open sesame",
                       config: String = "") throws -> UInt16 {
-        try writeConfig("mpd-listen = 127.0.0.1:0\nmpd-password = \(password)\n" + config)
+        try writeConfig("mpd-listen = 127.0.0.1:0\n" + (password.map { "mpd-password = \($0)\n" } ?? "") + config)
         try startWithMPD(files, extra)
         let log = daemon?.text ?? ""
         guard let port = log.range(of: #"127\.0\.0\.1:\d+"#, options: .regularExpression)

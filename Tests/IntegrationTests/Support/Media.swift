@@ -35,12 +35,15 @@ struct Media: Sendable {
     let steps: URL
     static func stepFrequency(_ second: Int) -> Double { Double(300 + 100 * second) }
 
+    /// Where the media are made: the music folder every test's reeld gets (`--music-dir`).
+    static let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reel-media-\(getpid())")
+
     static let shared: Media = {
         do { return try generate() } catch { fatalError("cannot generate test media: \(error)") }
     }()
 
     private static func generate() throws -> Media {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("reel-media-\(getpid())")
+        let dir = folder
         try FileManager.default.createDirectory(at: dir.appendingPathComponent("album"), withIntermediateDirectories: true)
         let tones = try (1...4).map { i -> URL in
             let url = dir.appendingPathComponent("tone\(i).ogg")

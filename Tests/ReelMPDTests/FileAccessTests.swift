@@ -1,0 +1,103 @@
+import Foundation
+import ReelCore
+@testable import ReelMPD
+import XCTest
+
+/// MPD's rule for files: the Unix socket's client (the user) may name any
+/// of their files; every other client sees, queues and reads only the music
+/// folder's, and nothing it names opens anything that could block.
+final class FileAccessTests: XCTestCase {
+    var top: URL!
+    var music: URL { top.appendingPathComponent("music") }
+    var outside: URL { top.appendingPathComponent("outside") }
+    var covers: URL { top.appendingPathComponent("covers") }
+
+    override func setUpWithError() throws {
+        top = FileManager.default.temporaryDirectory.appendingPathComponent("reel-files-\(UUID().uuidString.prefix(8))")
+        for dir in [music.appendingPathComponent("Album"), music.appendingPathComponent("Odd"), outside, covers] {
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        }
+        try Data("secret".utf8).write(to: outside.appendingPathComponent("id_rsa"))
+        try Data([1, 2, 3]).write(to: outside.appendingPathComponent("cover.jpg"))
+        try Data([7, 7]).write(to: music.appendingPathComponent("Album/cover.jpg"))
+        try Data([9]).write(to: covers.appendingPathComponent("extracted.jpg"))
+    }
+
+    override func tearDown() { try? FileManager.default.removeItem(at: top) }
+
+    func conversation(local: Bool) -> Conversation {
+        let c = Conversation(local: local, musicFolder: music.path, coverFolder: covers.path)
+        c.library.add(music.appendingPathComponent("Album/a.ogg").path, title: "A")
+        c.library.add(music.appendingPathComponent("Odd/b.ogg").path, title: "B")
+        c.library.add(outside.appendingPathComponent("c.ogg").path, title: "C")   // queued once over MPRIS
+        return c
+    }
+
+    func testOnlyTheUnixSocketsClientQueuesFilesByPath() {
+        let tcp = conversation(local: false)
+        XCTAssertEqual(tcp.send("add /etc/shadow"), "ACK [50@0] {add} No such song\n")
+        XCTAssertEqual(tcp.send("add /proc/self/environ"), "ACK [50@0] {add} No such song\n")
+        XCTAssertEqual(tcp.send("addid file:///home/u/private.m3u"),
+                       "ACK [4@0] {addid} Access denied: local files only through the Unix socket\n")
+        XCTAssertEqual(tcp.send(#"add "\#(outside.appendingPathComponent("c.ogg").path)""#), "ACK [50@0] {add} No such song\n")
+        XCTAssertEqual(tcp.session.queue.count, 0)
+        XCTAssertEqual(tcp.send("add Album/a.ogg"), "OK\n", "a song of the database")
+        XCTAssertEqual(tcp.send("add https://radio.example/stream"), "OK\n", "a remote URL, as MPD allows")
+        let local = conversation(local: true)
+        XCTAssertEqual(local.send("add /elsewhere/song.ogg"), "OK\n")
+    }
+
+    func testAnItemOutsideTheMusicFolderMovesNothing() {
+        let c = conversation(local: false)
+        XCTAssertEqual(c.send("lsinfo"), "directory: Album\ndirectory: Odd\nOK\n")
+        XCTAssertEqual(c.send("lsinfo Album").components(separatedBy: "\n").first, "file: Album/a.ogg")
+        XCTAssertTrue(c.send("listall").components(separatedBy: "\n").allSatisfy { !$0.contains("c.ogg") })
+    }
+
+    func testUpdateStaysInsideTheMusicFolder() {
+        let c = conversation(local: false)
+        for name in ["../outside", "Album/../../outside", "/../outside", "./Album"] {
+            XCTAssertEqual(c.send(#"update "\#(name)""#), "ACK [2@0] {update} Malformed path\n", name)
+        }
+        XCTAssertEqual(c.library.imports, [])
+        XCTAssertEqual(c.send("update /Album/"), "updating_db: 1\nOK\n")
+        XCTAssertEqual(c.library.imports, [[music.appendingPathComponent("Album").path]])
+    }
+
+    func testCoversOutsideTheMusicFolderAreNotServedToTCPClients() throws {
+        let c = conversation(local: false)
+        let a = music.appendingPathComponent("Album/a.ogg").path
+        c.session.covers[a] = music.appendingPathComponent("Album/cover.jpg").absoluteString
+        XCTAssertEqual(c.send("albumart Album/a.ogg 0"), "size: 2\nbinary: 2\n\u{7}\u{7}\nOK\n")
+        XCTAssertEqual(c.send("albumart Album 0"), "size: 2\nbinary: 2\n\u{7}\u{7}\nOK\n", "a folder's cover, as MPD serves it")
+        // An absolute path names no song for this client.
+        c.session.covers[outside.appendingPathComponent("x.ogg").path] = outside.appendingPathComponent("cover.jpg").absoluteString
+        XCTAssertEqual(c.send(#"albumart "\#(outside.appendingPathComponent("x.ogg").path)" 0"#), "ACK [50@0] {albumart} No file exists\n")
+        // A cover.jpg in the library that links to a secret.
+        let b = music.appendingPathComponent("Odd/b.ogg").path
+        let link = music.appendingPathComponent("Odd/cover.jpg")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: outside.appendingPathComponent("id_rsa"))
+        c.session.covers[b] = link.absoluteString
+        XCTAssertEqual(c.send("albumart Odd/b.ogg 0"), "ACK [50@0] {albumart} No file exists\n")
+        XCTAssertEqual(c.send("readpicture Odd/b.ogg 0"), "OK\n")
+        // What reel extracted itself is served.
+        c.session.covers[b] = covers.appendingPathComponent("extracted.jpg").absoluteString
+        XCTAssertEqual(c.send("albumart Odd/b.ogg 0"), "size: 1\nbinary: 1\n\u{9}\nOK\n")
+        // The user's own socket may read any of the user's files.
+        let local = conversation(local: true)
+        local.session.covers[b] = link.absoluteString
+        XCTAssertEqual(local.send("albumart Odd/b.ogg 0"), "size: 6\nbinary: 6\nsecret\nOK\n")
+    }
+
+    func testACoverThatIsNoRegularFileIsNeverOpenedToWait() throws {
+        let c = conversation(local: true)
+        let fifo = music.appendingPathComponent("Album/cover.jpg")
+        try FileManager.default.removeItem(at: fifo)
+        XCTAssertEqual(mkfifo(fifo.path, 0o600), 0)
+        c.session.covers[music.appendingPathComponent("Album/a.ogg").path] = fifo.absoluteString
+        XCTAssertEqual(c.send("albumart Album/a.ogg 0"), "ACK [50@0] {albumart} No file exists\n",
+                       "a FIFO answers at once, with no file")
+        c.session.covers[music.appendingPathComponent("Album/a.ogg").path] = music.appendingPathComponent("Album").absoluteString
+        XCTAssertEqual(c.send("albumart Album/a.ogg 0"), "ACK [50@0] {albumart} No file exists\n", "nor a folder")
+    }
+}
