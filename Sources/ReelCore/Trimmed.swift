@@ -7,3 +7,14 @@ extension StringProtocol {
         return String(self[first...last])
     }
 }
+
+extension String {
+    /// At most `count` bytes of UTF-8, cut where a Unicode scalar ends.
+    public func prefix(utf8Bytes count: Int) -> String {
+        guard utf8.count > count else { return self }
+        var end = utf8.index(utf8.startIndex, offsetBy: count)
+        // A continuation byte (10xxxxxx) is inside a scalar: cut before it.
+        while end > utf8.startIndex, utf8[end] & 0xC0 == 0x80 { end = utf8.index(before: end) }
+        return String(decoding: utf8[..<end], as: UTF8.self)
+    }
+}

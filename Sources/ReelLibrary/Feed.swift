@@ -15,6 +15,9 @@ public enum Feed {
 
     /// At most this many items from one feed.
     public static let limit = 100_000
+    /// The most bytes of one text (a title, an artist) kept from a feed: what no
+    /// screen shows whole, and what keeps every `status` small.
+    static let longestText = 10_000
     /// At most this many bytes of feed, over HTTP or from a file.
     public static let largest = 32 << 20
 
@@ -83,10 +86,17 @@ public enum Feed {
             guard items.count < Feed.limit else {
                 throw ParseError("the feed has more than \(Feed.limit) items, the most reel takes from one feed")
             }
+            guard raw.utf8.count <= PlayableURI.longest else { return }
             var item = item
             item.remoteURL = url.absoluteString
             item.fromFeed = true
-            item.cover = item.cover.flatMap { URL(string: $0, relativeTo: base)?.absoluteURL.absoluteString }
+            item.cover = item.cover.flatMap { $0.utf8.count <= PlayableURI.longest ? $0 : nil }
+                .flatMap { URL(string: $0, relativeTo: base)?.absoluteURL.absoluteString }
+            // Every format's texts end where RSS's do (FeedXML stops reading there).
+            item.title = item.title?.prefix(utf8Bytes: Feed.longestText)
+            item.artist = item.artist?.prefix(utf8Bytes: Feed.longestText)
+            item.album = item.album?.prefix(utf8Bytes: Feed.longestText)
+            item.genre = item.genre?.prefix(utf8Bytes: Feed.longestText)
             items.append(item)
         }
     }

@@ -110,7 +110,6 @@ private final class FeedReader {
     private var textBytes = 0
     private var channelImage: String?
     private var inImage = false
-    private static let longestText = 10_000
 
     init(_ collector: Feed.Collector) { self.collector = collector }
 
@@ -143,8 +142,8 @@ private final class FeedReader {
     }
 
     func text(_ bytes: UnsafeBufferPointer<UInt8>) {
-        guard textBytes < Self.longestText else { return }
-        let kept = UnsafeBufferPointer(rebasing: bytes.prefix(Self.longestText - textBytes))
+        guard textBytes < Feed.longestText else { return }
+        let kept = UnsafeBufferPointer(rebasing: bytes.prefix(Feed.longestText - textBytes))
         text += String(decoding: kept, as: UTF8.self)
         textBytes += kept.count
     }

@@ -6,7 +6,13 @@ import Glibc
 /// regular files, absolute paths (turned into `file://` URIs), and `http(s)://`
 /// URLs with a host. Everything else is refused with a clear error.
 public enum PlayableURI {
+    /// The longest URI or path taken (servers refuse URLs past 8 KiB; Linux paths end at 4 KiB).
+    public static let longest = 16 << 10
+
     public static func validate(_ text: String) -> Result<String, URIProblem> {
+        guard text.utf8.count <= longest else {
+            return .failure(URIProblem.invalid("a URI of \(text.utf8.count) bytes is too long (at most \(longest)): \(quoted(text))"))
+        }
         if text.hasPrefix("/") { return checkFile(URL(fileURLWithPath: text)) }
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased() else {
             return .failure(URIProblem.invalid("not a URI: \(quoted(text))"))

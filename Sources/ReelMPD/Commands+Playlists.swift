@@ -58,11 +58,9 @@ extension MPDCommands {
         },
     ]
 
-    /// MPD's rule for stored playlist names: no slashes, no line breaks, not empty.
+    /// A stored playlist's name, checked as on every bus (PlaylistName).
     static func playlistName(_ name: String) throws(Ack) -> String {
-        guard !name.isEmpty, !name.contains("/"), !name.contains(where: \.isNewline) else {
-            throw Ack.argument("Bad playlist name")
-        }
+        guard PlaylistName.problem(name) == nil else { throw Ack.argument("Bad playlist name") }
         return name
     }
 

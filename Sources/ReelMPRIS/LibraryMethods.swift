@@ -47,7 +47,7 @@ extension MPRISService {
             return [.uint32(UInt32(library.playLibraryItems(items)))]
         case (MPRIS.reel, "PlaylistSave"):
             let name = args[0].string!.trimmed()
-            guard !name.isEmpty else { throw BusError.invalidArgs("a playlist needs a name") }
+            if let problem = PlaylistName.problem(name) { throw BusError.invalidArgs(problem) }
             let count = try library.savePlaylist(name)
             playlistsChanged(named: name)
             return [.uint32(UInt32(count))]

@@ -1,6 +1,7 @@
 import Foundation
 import ReelCore
 import ReelHarness
+import ReelMPD
 import ReelMPRIS
 import XCTest
 
@@ -62,6 +63,30 @@ final class HostileInputTests: DaemonTestCase {
         XCTAssertEqual(status, 0, output)
         XCTAssertTrue(output.contains("added 1,"), output)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: home.path).filter { $0.hasPrefix("ffprobe-") }, [])
+    }
+
+    func testAHugeURIIsRefusedAndTheDaemonStaysOnTheBus() throws {
+        try startDaemon([media.tones[0]], ["--paused"])
+        let huge = "http://example.org/" + String(repeating: "a", count: 50 << 20)
+        let message = assertError(MPRIS.errorInvalidURI) { try self.player("OpenUri", [.string(huge)]) }
+        XCTAssertTrue(message.contains("too long") && message.utf8.count < 1000, String(message.prefix(300)))
+        XCTAssertEqual(try tracks().count, 1)
+        XCTAssertEqual(try status(), "Paused", "still on the bus")
+    }
+
+    func testPlaylistNamesAreCheckedAsTheMPDSideChecksThem() throws {
+        try startWithMPD([media.tones[0]], ["--paused"])
+        // (A D-Bus string cannot hold NUL, nor an MPD request line a line break.)
+        for name in ["..", "a/b", "evil\u{202E}gpj.exe", "line\nbreak", "tab\tbed", String(repeating: "x", count: 256)] {
+            assertError("org.freedesktop.DBus.Error.InvalidArgs") { try self.call(MPRIS.reel, "PlaylistSave", [.string(name)]) }
+        }
+        for name in ["..", "a/b", "evil\u{202E}gpj.exe", "nul\u{0}cut", "tab\tbed", String(repeating: "x", count: 256)] {
+            XCTAssertEqual(try MPDClient(path: socketPath).command("save \(RequestLine.quote(name))").last,
+                           "ACK [2@0] {save} Bad playlist name", name.debugDescription)
+        }
+        XCTAssertEqual(try call(MPRIS.reel, "PlaylistList").first?.array?.count, 0, "nothing was saved")
+        try call(MPRIS.reel, "PlaylistSave", [.string("évening ♪")])
+        XCTAssertEqual(try MPDClient(path: socketPath).command("listplaylists").first, "playlist: évening ♪")
     }
 
     func testNamesThatAreNotUTF8AreRefusedAndShownEscaped() throws {

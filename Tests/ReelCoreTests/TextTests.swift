@@ -3,6 +3,25 @@ import XCTest
 
 /// The small text helpers that stand in for Foundation's ICU-backed ones.
 final class TextTests: XCTestCase {
+    func testAPrefixOfBytesEndsWhereAScalarEnds() {
+        XCTAssertEqual("abc".prefix(utf8Bytes: 5), "abc")
+        XCTAssertEqual("abc".prefix(utf8Bytes: 2), "ab")
+        XCTAssertEqual("aé".prefix(utf8Bytes: 2), "a", "é is two bytes: not cut in half")
+        XCTAssertEqual("♪♪".prefix(utf8Bytes: 5), "♪")
+        XCTAssertEqual("😀".prefix(utf8Bytes: 3), "")
+        XCTAssertEqual(String(repeating: "ü", count: 10_000).prefix(utf8Bytes: 10_001).utf8.count, 10_000)
+    }
+
+    func testPlaylistNamesFollowOneRuleOnEveryBus() {
+        for name in ["evening", "évening ♪", "a..b", ".hidden", "Mix 2026-12-02", String(repeating: "x", count: 255)] {
+            XCTAssertNil(PlaylistName.problem(name), name)
+        }
+        for name in ["", ".", "..", "a/b", "/", "nul\u{0}", "line\nbreak", "tab\there", "evil\u{202E}gpj.exe", "iso\u{2066}late",
+                     "ls\u{2028}", String(repeating: "x", count: 256)] {
+            XCTAssertNotNil(PlaylistName.problem(name), name.debugDescription)
+        }
+    }
+
     func testTrimmedDropsWhitespaceAndLineBreaksAtEitherEndOnly() {
         XCTAssertEqual("  a b\t\r\n".trimmed(), "a b")
         XCTAssertEqual("\u{00A0}x\u{2003}".trimmed(), "x")

@@ -128,6 +128,14 @@ final class LargeFeedTests: XCTestCase {
         XCTAssertLessThan(kept.utf8.count, 10_100)
     }
 
+    func testAJSONCatalogueTitleIsCutAtTenThousandBytesAsRSSIs() throws {
+        let long = String(repeating: "é", count: 1_000_000)   // 2 MB
+        let json = #"[{"url": "a.mp3", "title": "\#(long)"}, {"url": "http://x/\#(String(repeating: "b", count: 20_000))"}]"#
+        let items = try Feed.items(Data(json.utf8), base: base)
+        XCTAssertEqual(items.count, 1, "a URL of 20 KB is no URL reel plays")
+        XCTAssertEqual(items.first?.title, String(repeating: "é", count: 5_000))
+    }
+
     func testAControlCharacterInATitleDoesNotRejectTheFeed() throws {
         let data = rss(["<item><title>Bad\u{1}\u{8}Title\u{1B}</title><enclosure url=\"a.mp3\"/></item>"])
         let items = try Feed.items(data, base: base)

@@ -25,6 +25,8 @@ final class PlayableURITests: XCTestCase {
             ("https://example.org/\u{85}.mp3", URIProblem.invalid),
             ("file:///definitely/not/here.ogg", URIProblem.noSuchFile),
             ("/", URIProblem.noSuchFile),
+            ("http://example.org/" + String(repeating: "a", count: 16 << 10), URIProblem.invalid),
+            ("/" + String(repeating: "a", count: 16 << 10), URIProblem.invalid),
         ]
         for (uri, kind) in cases {
             guard case .failure(let problem) = PlayableURI.validate(uri) else { XCTFail("\(uri) accepted"); continue }
