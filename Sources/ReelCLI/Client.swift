@@ -54,10 +54,10 @@ public final class Client {
             _ = try call(Client.player, "SetPosition", [.objectPath(track), .int64(micros)])
         case .start(let items):
             guard !items.isEmpty else { return }
-            _ = try call(Client.reel, "Add", [.strings(items.map(Client.absolute)), .boolean(true)])
+            _ = try add(items, play: true)
         case .add(let items):
-            let ids = try call(Client.reel, "Add", [.strings(items.map(Client.absolute)), .boolean(false)]).first?.array ?? []
-            write("added \(ids.count) \(ids.count == 1 ? "entry" : "entries")")
+            let count = try add(items, play: false)
+            write("added \(count) \(count == 1 ? "entry" : "entries")")
         case .goTo(let n): _ = try call(Client.trackList, "GoTo", [.objectPath(try track(n))])
         case .remove(let n): _ = try call(Client.trackList, "RemoveTrack", [.objectPath(try track(n))])
         case .clear: _ = try call(Client.reel, "Clear")
@@ -77,6 +77,17 @@ public final class Client {
         }
     }
 
+
+    /// Queues items 1,000 a call (the daemon takes at most 2,000 in one, and
+    /// answers others between calls); the first call plays when `play`. Returns how many were queued.
+    func add(_ items: [String], play: Bool) throws -> Int {
+        var count = 0
+        for start in stride(from: 0, to: items.count, by: 1_000) {
+            let batch = items[start..<min(start + 1_000, items.count)].map(Client.absolute)
+            count += try call(Client.reel, "Add", [.strings(batch), .boolean(play && start == 0)]).first?.array?.count ?? 0
+        }
+        return count
+    }
 
     func call(_ interface: String, _ method: String, _ args: [DBusValue] = [], timeoutMs: Int32 = 5_000) throws -> [DBusValue] {
         try connection.callMethod(bus, Client.path, interface, method, args, timeoutMs: timeoutMs)

@@ -4,6 +4,16 @@ import ReelDBus
 /// reel's library methods and the MPRIS Playlists interface.
 extension MPRISService {
     static let playlistPrefix = "/dev/reel/Playlist/"
+    /// The longest search taken: a search of thousands of words holds the loop
+    /// for seconds in SQLite's full-text index (a title is rarely 100 bytes).
+    static let longestQuery = 1024
+
+    static func query(_ text: String) throws -> String {
+        guard text.utf8.count <= longestQuery else {
+            throw BusError.invalidArgs("a search of \(text.utf8.count) bytes is too long (at most \(longestQuery))")
+        }
+        return text
+    }
     static let orderings = ["Alphabetical", "CreationDate"]
 
     /// Handles a library or playlist call; nil means the reply comes later.
@@ -29,7 +39,7 @@ extension MPRISService {
             })
             return nil
         case (MPRIS.reel, "LibrarySearch"):
-            let items = try library.libraryItems(matching: args[0].string!, offset: Int(args[1].int64!),
+            let items = try library.libraryItems(matching: try Self.query(args[0].string!), offset: Int(args[1].int64!),
                                                  limit: Int(args[2].int64!))
             return [.array(elementSignature: "a{sv}", items.map(Self.map))]
         case (MPRIS.reel, "LibraryItem"):
@@ -41,7 +51,7 @@ extension MPRISService {
             guard try library.forgetPosition(args[0].int64!) else { throw noItem(args[0].int64!) }
             return []
         case (MPRIS.reel, "LibraryPlay"):
-            let text = args[0].string!
+            let text = try Self.query(args[0].string!)
             let items = try Int64(text).map { [try item($0)] } ?? library.libraryItems(matching: text, offset: 0, limit: -1)
             guard !items.isEmpty else { throw BusError(MPRIS.errorNoSuchItem, "nothing in the library matches \"\(text)\"") }
             return [.uint32(UInt32(library.playLibraryItems(items)))]

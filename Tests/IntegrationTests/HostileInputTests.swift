@@ -74,6 +74,25 @@ final class HostileInputTests: DaemonTestCase {
         XCTAssertEqual(try status(), "Paused", "still on the bus")
     }
 
+    func testHugeAddsAndSearchesAreRefusedAndReelAddSendsBatches() throws {
+        try startDaemon([], ["--paused"])
+        let many = Array(repeating: media.tones[0].absoluteString, count: 2_001)
+        let message = assertError("org.freedesktop.DBus.Error.InvalidArgs") {
+            try self.call(MPRIS.reel, "Add", [.strings(many), .boolean(false)])
+        }
+        XCTAssertTrue(message.contains("at most 2000"), message)
+        let search = assertError("org.freedesktop.DBus.Error.InvalidArgs") {
+            try self.call(MPRIS.reel, "LibrarySearch", [.string(String(repeating: "word ", count: 40_000)), .uint32(0), .int32(-1)])
+        }
+        XCTAssertTrue(search.contains("too long"), search)
+        XCTAssertEqual(try tracks().count, 0)
+        // The CLI sends what it is given in calls the daemon takes.
+        let (status, output) = try runTool(Binaries.reel, ["add"] + Array(repeating: media.tones[1].path, count: 2_500), timeout: 120)
+        XCTAssertEqual(status, 0, output)
+        XCTAssertTrue(output.contains("added 2500 entries"), output)
+        XCTAssertEqual(try call(MPRIS.reel, "QueuePage", [.uint32(0), .int32(-1)]).first?.int64, 2_500)
+    }
+
     func testPlaylistNamesAreCheckedAsTheMPDSideChecksThem() throws {
         try startWithMPD([media.tones[0]], ["--paused"])
         // (A D-Bus string cannot hold NUL, nor an MPD request line a line break.)
