@@ -13,8 +13,6 @@ extension Engine {
             load.seekable = canSeek
             state = play ? .playing(load) : .paused(load)
             failuresInARow = 0
-            // A stream (re)opened: the title it had before no longer holds.
-            queue.update(token.entry) { $0.metadata.streamTitle = nil }
             return merge(metadata, into: token.entry)
         case .restarted(let token, let position):
             if token == incoming?.token { return incomingRestarted(at: position, now: now) }
@@ -101,6 +99,8 @@ extension Engine {
             return failed(token, reason: reason, now: now)
         case .streamTitle(let token, let title, let station):
             // Only the entry playing has a stream title; a new title replaces the old at once.
+            // It may come before the stream counts as loaded (mpv reads the ICY headers first),
+            // so the title of an earlier play is dropped when a load starts, not when it is loaded.
             guard token == state.token, let entry = queue[token.entry],
                   entry.metadata.streamTitle != title || entry.metadata.station != station else { return [] }
             queue.update(token.entry) {

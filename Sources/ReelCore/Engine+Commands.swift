@@ -206,6 +206,7 @@ extension Engine {
             effects.append(.store(.finished(id)))
         }
         queue.setCurrent(id)
+        queue.update(id) { $0.metadata.streamTitle = nil }   // what a stream played before no longer holds
         loadSerial += 1
         let token = LoadToken(entry: id, serial: loadSerial)
         state = .loading(CurrentLoad(token: token), play: play)

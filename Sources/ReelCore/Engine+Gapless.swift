@@ -96,6 +96,7 @@ extension Engine {
         let start = queuedNext?.token == token ? queuedNext!.start : 0
         if queuedNext?.token == token { queuedNext = nil }
         state.load?.ended = true
+        queue.update(token.entry) { $0.metadata.streamTitle = nil }   // as in `start`
         incoming = Incoming(token: token, start: start)
         return []
     }

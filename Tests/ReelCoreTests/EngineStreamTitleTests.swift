@@ -30,4 +30,13 @@ final class EngineStreamTitleTests: XCTestCase {
         h.event(.loaded(h.token, TrackMetadata(), seekable: false))
         XCTAssertNil(h.engine.queue[h.token.entry]?.metadata.streamTitle)
     }
+
+    func testATitleThatComesBeforeTheStreamCountsAsLoadedStays() {
+        var h = Harness(uris: ["http://radio.example/live"], play: true)
+        // mpv reads the ICY headers, and so the first title, before it says the file is loaded.
+        h.event(.streamTitle(h.token, title: "First Song", station: "Radio"))
+        h.event(.loaded(h.token, TrackMetadata(), seekable: false))
+        XCTAssertEqual(h.engine.queue[h.token.entry]?.metadata.streamTitle, "First Song",
+                       "a title that never changes would otherwise never be shown")
+    }
 }
