@@ -35,6 +35,8 @@ public final class Origin {
         public var bytesPerSecond: Int?
         /// The StreamTitle of the ICY stream served at `live/NAME` (NAME looped, in real time).
         public var icyTitle = ""
+        /// Sends the title in the first metadata block only, then empty blocks, as Icecast does while it does not change.
+        public var icyTitleOnce = false
         public init() {}
     }
 
@@ -200,6 +202,7 @@ public final class Origin {
                     time.sleep(3600); return
                 drop, _ = take_fault(c)
                 at = 0
+                told = False
                 try:
                     while True:
                         if drop is not None and at >= drop:
@@ -208,8 +211,9 @@ public final class Origin {
                         at += 8000
                         self.wfile.write(piece)
                         if meta:
-                            with lock: title = control().get('icyTitle', '')
-                            text = ("StreamTitle='%s';" % title).encode()
+                            with lock: title, once = control().get('icyTitle', ''), control().get('icyTitleOnce', False)
+                            text = b'' if once and told else ("StreamTitle='%s';" % title).encode()
+                            told = True
                             n = (len(text) + 15) // 16
                             self.wfile.write(bytes([n]) + text.ljust(n * 16, b'\0'))
                         self.wfile.flush()

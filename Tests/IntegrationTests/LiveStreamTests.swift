@@ -14,10 +14,11 @@ final class LiveStreamTests: OriginTestCase {
     }
 
     /// Serves the station with `title` as its StreamTitle (and a drop after `dropAfter` bytes), then starts reeld.
-    func startStation(title: String, dropAfter: Int? = nil) throws {
+    func startStation(title: String, once: Bool = false, dropAfter: Int? = nil) throws {
         try serveRadio()
         var control = Origin.Control()
         control.icyTitle = title
+        control.icyTitleOnce = once
         control.dropAfter = dropAfter
         try origin.set(control)
         try startDaemon()
@@ -50,6 +51,17 @@ final class LiveStreamTests: OriginTestCase {
         XCTAssertNotNil(waitForStationTitle("Song"))
         listen(for: 1)
         XCTAssertEqual(requests("live/radio.mp3"), 2, origin.requests.joined(separator: "\n"))
+    }
+
+    func testATitleSentOnceAtTuneInIsShownAndStays() throws {
+        // Icecast sends a title when it changes and empty blocks between: the first one must not be lost.
+        try startStation(title: "Steady - Song", once: true)
+        try player("OpenUri", [.string(origin.url("live/radio.mp3"))])
+        let shown = try XCTUnwrap(waitForStationTitle("Song"), "the tune-in title never shown: \(daemon!.text)")
+        XCTAssertEqual(shown["xesam:artist"]?.stringArray, ["Steady"])
+        listen(for: 2)
+        let now = try self.metadata()
+        XCTAssertEqual(now["xesam:title"]?.string, "Song", "the title was replaced after tune-in")
     }
 
     func testADroppedStationReconnectsOnceAndPlaysOn() throws {
