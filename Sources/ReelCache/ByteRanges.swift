@@ -23,6 +23,17 @@ public struct ByteRanges: Equatable, Sendable, CustomStringConvertible {
         ranges.replaceSubrange(first..<last, with: [merged])
     }
 
+    /// Takes a range out (bytes held in memory that were dropped).
+    public mutating func remove(_ range: Range<Int64>) {
+        guard !range.isEmpty else { return }
+        var kept: [Range<Int64>] = []
+        for existing in ranges {
+            if existing.lowerBound < range.lowerBound { kept.append(existing.lowerBound..<min(existing.upperBound, range.lowerBound)) }
+            if existing.upperBound > range.upperBound { kept.append(max(existing.lowerBound, range.upperBound)..<existing.upperBound) }
+        }
+        ranges = kept.filter { !$0.isEmpty }
+    }
+
     /// Whether the byte at `offset` is present.
     public func contains(_ offset: Int64) -> Bool {
         let i = index(reaching: offset)

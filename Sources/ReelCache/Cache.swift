@@ -26,6 +26,10 @@ public final class Cache: @unchecked Sendable {
     /// a write costs no scan of the index. Guarded by `totalLock` (taken after `lock`, never before).
     private var total: Int64 = 0
     private let totalLock = Lock()
+    /// Why the disk last refused a write, until a write works again.
+    private var diskFault: String?
+    /// What `hasRoom` last found: the log tells when that changes.
+    private var hadRoom = true
     static let parallelDownloads = 3
     /// Attempts of a download after a server error (5xx) or a network failure, backing off.
     static let downloadAttempts = 4
@@ -81,6 +85,7 @@ public final class Cache: @unchecked Sendable {
             let made = Resource(record: record, file: file, index: index, settings: settings)
             made.onPersist = { [weak self] in self?.claimed($0) }
             made.onIdle = { [weak self] in self?.release(key) }
+            made.onDiskFault = { [weak self] in self?.diskFailed($0) }
             resources[key] = made
             return use(made)
         }
@@ -102,15 +107,54 @@ public final class Cache: @unchecked Sendable {
 
     // MARK: Playing
 
-    /// Whether the cache's disk can take a file now: writable, with 1 MiB free.
-    /// When it cannot, remote files are better streamed uncached than not played.
+    /// Whether the cache's disk can take a file now: writable, with 1 MiB free,
+    /// and, once it refused a write, taking one again. When it cannot, remote
+    /// files are better streamed uncached than not played. The log says when this changes.
     public var hasRoom: Bool {
         var info = statvfs()
-        guard access(directory.path, W_OK) == 0, statvfs(directory.path, &info) == 0 else { return false }
-        return info.f_flag & UInt(ST_RDONLY) == 0 && Int64(info.f_bavail) * Int64(info.f_frsize) >= 1 << 20
+        var room = access(directory.path, W_OK) == 0 && statvfs(directory.path, &info) == 0
+            && info.f_flag & UInt(ST_RDONLY) == 0 && Int64(info.f_bavail) * Int64(info.f_frsize) >= 1 << 20
+        // A disk the kernel turned read-only after an error says nothing of it to statvfs or access: only a write tells.
+        if room, lock.withLock({ diskFault != nil }) {
+            room = canWrite()
+            if room { lock.withLock { diskFault = nil } }
+        }
+        noteRoom(room)
+        return room
     }
 
-    /// Whether `url` goes through the cache (`.media`) or to the player directly.
+    /// A resource's write failed: what plays goes on from memory, and what opens next streams uncached.
+    private func diskFailed(_ reason: String) {
+        lock.withLock { diskFault = reason }
+        noteRoom(false, because: reason)
+    }
+
+    private func noteRoom(_ room: Bool, because reason: String? = nil) {
+        let changed = lock.withLock { () -> Bool in
+            defer { hadRoom = room }
+            return hadRoom != room
+        }
+        guard changed else { return }
+        if room { return writeStandardError("reeld: the cache can be written again") }
+        writeStandardError(reason.map { "reeld: \($0) (\(directory.path)): what plays goes on from memory, and remote files "
+                                        + "stream without caching them until it can be written again" }
+            ?? "reeld: the cache's disk (\(directory.path)) is full or read-only: streaming remote files without caching them")
+    }
+
+    /// Whether a file can be made and written in the cache's folder now.
+    private func canWrite() -> Bool {
+        let path = directory.appendingPathComponent(".write-check").path
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return false }
+        var byte: UInt8 = 0
+        let wrote = write(fd, &byte, 1) == 1 && fsync(fd) == 0
+        close(fd)
+        unlink(path)
+        return wrote
+    }
+
+    /// Whether `url` goes through the cache (`.media`) or to the player directly
+    /// (`.direct`: a playlist, or a disk that cannot take its file).
     public func classify(_ url: String, _ done: @escaping @Sendable (ResourceKind) -> Void) {
         do {
             try withResource(url) { resource in
@@ -120,7 +164,9 @@ public final class Cache: @unchecked Sendable {
                 }
             }
         } catch {
-            done(.failed("\(error)"))
+            // Its file cannot be made (a disk the kernel turned read-only says so only now): streamed uncached.
+            diskFailed("\(error)")
+            done(.direct)
         }
     }
 
@@ -155,7 +201,17 @@ public final class Cache: @unchecked Sendable {
                          done: @escaping @Sendable (String, Result<String, CacheError>) -> Void) {
         let urls = lock.withLock { urls.filter { downloading.insert($0).inserted } }
         guard !urls.isEmpty else { return }
-        index.setDownloads(urls, pending: true)
+        do {
+            try index.setDownloads(urls, pending: true)
+        } catch {
+            // A download that cannot be recorded could never be resumed: refused at once, with why.
+            lock.withLock { urls.forEach { downloading.remove($0) } }
+            // SQLite says only "disk I/O error"; a write the disk refused says why.
+            let problem = CacheError.io(lock.withLock { diskFault }.map { "\($0) (\(directory.path))" }
+                                        ?? "cannot write the cache's index (\(directory.path)): \(error)")
+            urls.forEach { done($0, .failure(problem)) }
+            return
+        }
         // A few at a time: a feed of a thousand items must not open a thousand connections.
         let starts = urls.map { url in
             { [self] in
@@ -231,6 +287,8 @@ public final class Cache: @unchecked Sendable {
         } catch {
             return .failure(DownloadFailure(error: error as? CacheError ?? .io("\(error)")))
         }
+        // Its disk refused a write while it played: it cannot be whole on disk.
+        if let refusal = resource.diskRefusal { return .failure(DownloadFailure(error: .io(refusal), resource: resource)) }
         while !resource.waitIdle(timeout: 0.25) {
             let record = resource.snapshot
             progress(record.present.count, record.length)
@@ -248,7 +306,7 @@ public final class Cache: @unchecked Sendable {
         }
         do {
             let path = try moveToStore(resource)
-            index.setDownloads([url], pending: false)
+            try? index.setDownloads([url], pending: false)
             return .success(path)
         } catch {
             return .failure(DownloadFailure(error: error as? CacheError ?? .io("\(error)")))
@@ -265,7 +323,7 @@ public final class Cache: @unchecked Sendable {
 
     public func cancelDownload(_ url: String) -> Bool {
         let pending = index.isPendingDownload(url)
-        index.setDownloads([url], pending: false)
+        try? index.setDownloads([url], pending: false)
         // One still waiting for its place ends as cancelled when it gets it.
         lock.withLock { resources[cacheKey(for: url)] }?.download(false)
         return pending

@@ -115,10 +115,11 @@ final class CacheIndex: @unchecked Sendable {
     }
 
     /// Marks downloads pending (in one transaction; a failed one is tried again) or done.
-    func setDownloads(_ urls: [String], pending: Bool) {
+    /// Marks downloads pending (or not); throws when the index cannot be written.
+    func setDownloads(_ urls: [String], pending: Bool) throws {
         let now = Int64(Date().timeIntervalSince1970)
-        lock.withLock {
-            _ = try? db.transaction {
+        try lock.withLock {
+            _ = try db.transaction {
                 for url in urls {
                     _ = try pending
                         ? db.query("""

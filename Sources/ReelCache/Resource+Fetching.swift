@@ -47,7 +47,8 @@ extension Resource {
         guard interested, !record.stored else { return nil }
         var from = record.present.firstMissing(from: wanted ?? (readers > 0 ? readPosition : 0))
         if let length = record.length, from >= length {
-            guard downloading || holdUntil > 0 || readers > 0 else { return nil }
+            // Filling the holes behind a reader is for the cache: bytes held in memory would only go again.
+            guard downloading || holdUntil > 0 || readers > 0, memory == nil else { return nil }
             from = record.present.firstMissing(from: 0)
             if from >= length { return nil }
         }
@@ -423,8 +424,49 @@ extension Resource {
     /// they are the main transfer's, which moves on past them. The bytes not yet synced,
     /// or nil when the disk refused them (the fetch fails).
     func keep(_ bytes: UnsafeRawBufferPointer, at offset: Int64, advancing: Bool = false) -> Int64? {
-        guard failingOnError({ try file.write(bytes, at: offset) }) else { return nil }
-        return wrote(offset..<offset + Int64(bytes.count), advancing: advancing, cached: true)
+        if locked({ memory == nil }) {
+            do {
+                try file.write(bytes, at: offset)
+                return wrote(offset..<offset + Int64(bytes.count), advancing: advancing, cached: true)
+            } catch {
+                guard refusedByDisk(error) else { return nil }
+            }
+        }
+        return held(bytes, at: offset, advancing: advancing)
+    }
+
+    /// The disk refused a write: a download fails (it could never be whole on disk), and
+    /// anything else goes on from memory. False when the fetch fails.
+    func refusedByDisk(_ error: Error) -> Bool {
+        let goesOn = locked { () -> Bool in
+            guard !downloading else {
+                fail("\(error)")
+                return false
+            }
+            if memory == nil {
+                memory = MemoryWindow(capacity: max(Self.memoryCapacity, settings.readahead * 2), reason: "\(error)")
+                trace("\(url) goes on from memory: \(error)")
+            }
+            return true
+        }
+        onDiskFault?("\(error)")
+        return goesOn
+    }
+
+    /// The most held in memory once the disk refused writes (or twice the readahead).
+    static let memoryCapacity: Int64 = 8 << 20
+
+    /// Holds bytes the disk refused in memory and marks them present, waking readers.
+    func held(_ bytes: UnsafeRawBufferPointer, at offset: Int64, advancing: Bool) -> Int64? {
+        locked {
+            guard memory != nil else { return nil }
+            let dropped = memory!.keep(bytes, at: offset, reading: readPosition)
+            record.present.insert(offset..<offset + Int64(bytes.count))
+            dropped.forEach { record.present.remove($0) }
+            if advancing { transferAt = offset + Int64(bytes.count) }
+            if byteWaiters > 0 { cond.broadcast() }
+            return 0
+        }
     }
 
     /// Marks bytes just written present, waking readers; `cached`: they went through

@@ -17,6 +17,8 @@ final class Resource: @unchecked Sendable {
     var onPersist: (@Sendable (Int64) -> Void)?
     /// Called (off the lock) when nothing reads, fetches or downloads it any more.
     var onIdle: (@Sendable () -> Void)?
+    /// Called (off the lock) when its disk refused a write, with why.
+    var onDiskFault: (@Sendable (String) -> Void)?
 
     // Everything below is guarded by `cond`; Resource+Fetching.swift shares it.
     var record: ResourceRecord
@@ -58,6 +60,9 @@ final class Resource: @unchecked Sendable {
     let persisting = Lock()
     /// A live stream's audio on its way from its one connection to the reader.
     var live: LiveBuffer?
+    /// Once the disk refused a write: the bytes fetched since, for the reader
+    /// (`record.present` counts them; the index never claims them).
+    var memory: MemoryWindow?
     /// Readers told of a live stream's title and station.
     var titleListeners: [Int: @Sendable (_ title: String?, _ station: String?) -> Void] = [:]
     var nextListener = 0
@@ -75,11 +80,21 @@ final class Resource: @unchecked Sendable {
     /// Runs `body` holding the resource's lock.
     func locked<T>(_ body: () throws -> T) rethrows -> T { try cond.withLock(body) }
 
-    var snapshot: ResourceRecord { locked { record } }
+    /// What is present on disk (bytes held in memory are not).
+    var snapshot: ResourceRecord { locked { onDisk } }
+    /// Under the lock.
+    var onDisk: ResourceRecord {
+        guard let memory else { return record }
+        var disk = record
+        memory.ranges.forEach { disk.present.remove($0) }
+        return disk
+    }
     /// Read, fetched or downloaded now: never evicted.
     var isBusy: Bool { locked { readers > 0 || fetcherRunning || downloading } }
     var isDownloading: Bool { locked { downloading } }
     var lastFailure: String? { locked { failure } }
+    /// Why its disk refused a write, once it did (it goes on from memory).
+    var diskRefusal: String? { locked { memory?.reason } }
     /// A failure that trying again will not mend: the server said the request is wrong (4xx), or the URL is
     /// a live stream or a playlist, which have no file to download.
     var failedForGood: Bool {
@@ -153,8 +168,9 @@ final class Resource: @unchecked Sendable {
     @discardableResult
     func download(_ on: Bool) -> Bool {
         locked {
-            downloading = on
-            guard on, !record.isComplete else { transfer?.wake(); return false }
+            // Once the disk refused a write, no download can be whole on disk (`diskRefusal` says why).
+            downloading = on && memory == nil
+            guard downloading, !record.isComplete else { transfer?.wake(); return false }
             beginAttempt()
             startFetcher()
             transfer?.wake()
@@ -202,7 +218,18 @@ final class Resource: @unchecked Sendable {
                     cond.unlock()
                     return n
                 }
-            } else if let end = record.present.runEnd(from: offset) {
+            } else if var end = record.present.runEnd(from: offset) {
+                if let memory {
+                    let n = memory.copy(into: buffer, count: count, at: offset)
+                    if n > 0 {
+                        readPosition = offset + Int64(n)
+                        if wanted != nil { wanted = nil }
+                        transfer?.wake()
+                        cond.unlock()
+                        return n
+                    }
+                    end = min(end, memory.firstHeld(from: offset) ?? end)   // the file holds up to there
+                }
                 let n = Int(min(Int64(count), end - offset))
                 readPosition = offset + Int64(n)
                 if wanted != nil { wanted = nil }
@@ -250,8 +277,8 @@ final class Resource: @unchecked Sendable {
         persisting.lock()
         defer { persisting.unlock() }
         let claim = locked { () -> (ResourceRecord, Int64)? in
-            // A live stream is never cached, nor a playlist.
-            guard kind != .live, kind != .direct, unsynced > 0 || record != persisted else { return nil }
+            // A live stream is never cached, nor a playlist, nor anything once the disk refused a write.
+            guard kind != .live, kind != .direct, memory == nil, unsynced > 0 || record != persisted else { return nil }
             let gained = record.present.count - persisted.present.count
             unsynced = 0
             persisted = record

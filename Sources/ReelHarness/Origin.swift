@@ -4,7 +4,7 @@ import Foundation
 /// serves the files of a directory with single Range requests, and can be
 /// told (through `control`) to ignore Range, drop or stall after N bytes,
 /// answer with an error status, change its ETag, hide the length (chunked)
-/// or serve an ICY stream (`live/NAME`: Icecast's HTTP/1.0 with icy-* headers;
+/// answer late (`slow/MS/NAME`), or serve an ICY stream (`live/NAME`: Icecast's HTTP/1.0 with icy-* headers;
 /// `shoutcast/NAME`: SHOUTcast v1's `ICY 200 OK`; `silent/NAME`: headers and
 /// no audio). Playlists and feeds get their content types. It counts the body
 /// bytes it sends and logs every request.
@@ -128,6 +128,9 @@ public final class Origin {
                     sys.stdout.write('GET /%s %s\n' % (name, self.headers.get('Range', '-'))); sys.stdout.flush()
                 if c.get('status'):
                     self.send_error(c['status']); return
+                if name.startswith('slow/'):
+                    # slow/MS/NAME: NAME, answered MS milliseconds late.
+                    _, ms, name = name.split('/', 2); time.sleep(int(ms) / 1000)
                 if name.startswith('redirect/'):
                     self.send_response(302); self.send_header('Location', '/' + name[len('redirect/'):])
                     self.send_header('Content-Length', '0'); self.end_headers(); return

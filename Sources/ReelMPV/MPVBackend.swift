@@ -42,13 +42,14 @@ public final class MPVBackend {
     /// Remote files are read through the cache; nil plays URLs directly.
     private let stream: CacheStream?
     /// Classifications of URLs mpv is about to open, from the cache's threads.
-    private let classified: Mailbox<(hook: UInt64, url: String, kind: ResourceKind)>
+    private let classified: Mailbox<(serial: UInt64, url: String, kind: ResourceKind)>
     /// What reads of the cache ran into (stalls, failures), by URL.
     private let streamNews: Mailbox<(url: String, news: CacheStream.News)>
-    /// Whether the cache's disk had room at the last remote load (logged when that changes).
-    private var cacheHadRoom = true
     /// The on_load hook mpv waits on while the cache looks at a URL.
-    private var pendingHook: (id: UInt64, url: String)?
+    /// `serial` is ours: mpv gives the next load's hook the same id, and the answer
+    /// for a replaced load must not open its URL for the next one.
+    private var pendingHook: (id: UInt64, url: String, serial: UInt64)?
+    private var hookSerial: UInt64 = 0
     private enum Hook: UInt64 { case load = 1, preloaded = 2 }
     /// How files are levelled by their tags, and the filter that does it now.
     private var replayGain = ReplayGain.off
@@ -331,7 +332,7 @@ public final class MPVBackend {
         while let event = mpv_wait_event(handle, 0), event.pointee.event_id != MPV_EVENT_NONE {
             if let translated = translate(event.pointee) { events.append(translated) }
         }
-        for (hook, url, kind) in classified.take() where pendingHook?.id == hook {
+        for (serial, url, kind) in classified.take() where pendingHook?.serial == serial {
             continueHook(url, kind)
         }
         for news in sinkNews.take() { events += sinkChanged(news) }
@@ -492,20 +493,14 @@ public final class MPVBackend {
             mpv_hook_continue(handle, id)
             return
         }
-        let room = stream.source.hasRoom
-        if room != cacheHadRoom {
-            cacheHadRoom = room
-            writeStandardError(room ? "reeld: the cache can be written again"
-                : "reeld: the cache's disk (\(stream.source.location)) is full or read-only: "
-                  + "streaming remote files without caching them")
-        }
-        guard room else {
+        guard stream.source.hasRoom else {
             mpv_hook_continue(handle, id)
             return
         }
-        pendingHook = (id, url)
-        let inbox = classified
-        stream.source.classify(url) { kind in inbox.post((id, url, kind)) }
+        hookSerial += 1
+        pendingHook = (id, url, hookSerial)
+        let (inbox, serial) = (classified, hookSerial)
+        stream.source.classify(url) { kind in inbox.post((serial, url, kind)) }
     }
 
     /// Media and live streams read through the cache; playlists and manifests go to mpv as they are.

@@ -3,10 +3,8 @@ import ReelCore
 /// Where the backend reads remote media from, instead of letting mpv fetch
 /// it: the daemon hands it the cache. Called on mpv's threads and the loop's.
 public protocol StreamSource: AnyObject, Sendable {
-    /// Whether it can take a file now; without room, mpv streams remote media itself.
+    /// Whether it can take a file now (it logs when that changes); without room, mpv streams remote media itself.
     var hasRoom: Bool { get }
-    /// Where it keeps what it fetches, for messages.
-    var location: String { get }
     /// Says what `url` is (on any thread): media and live streams are read
     /// through `openReader`, the rest goes to mpv as it is.
     func classify(_ url: String, _ done: @escaping @Sendable (ResourceKind) -> Void)

@@ -89,3 +89,67 @@ final class DiskFaultTests: DaemonTestCase {
         XCTAssertTrue(try reel("cache", "ls").1.contains(media.long[1].lastPathComponent), "cached again once there is room")
     }
 }
+
+/// The cache's disk fails while a remote file plays (the kernel turns it
+/// read-only): the file plays on, streamed past what was cached, and so do
+/// new URLs, before and after a restart.
+final class CacheDiskFaultTests: OriginTestCase {
+    var disk: FailingDisk!
+
+    override func tearDown() {
+        // The daemon first: a disk it still holds files on does not unmount.
+        super.tearDown()
+        disk = nil
+    }
+
+    func testARemoteFilePlaysOnWhenTheCachesDiskFailsAndSoDoNewOnes() throws {
+        disk = try FailingDisk()
+        guard disk.isMounted else { throw XCTSkip("a failing disk needs root and a loop device") }
+        try serve("first.wav", seconds: 12)    // 2.3 MB: the readahead holds 1.3 s of it
+        try serve("second.wav", seconds: 12)
+        let environment = ["XDG_CACHE_HOME": disk.dir.path]
+        try startDaemon([], ["--readahead", "256K"], environment: environment)
+        try player("OpenUri", [.string(origin.url("first.wav"))])
+        try waitForStart()
+        listen(for: 1)
+        try disk.fail()
+        // Far past what was cached (and past mpv's own buffer): the file plays on.
+        let from = try position()
+        listen(for: 4)
+        XCTAssertEqual(try status(), "Playing", daemon!.text)
+        XCTAssertEqual(try lastError(), "", daemon!.text)
+        XCTAssertGreaterThan(try position() - from, 3_500_000, "the position stopped")
+        XCTAssertTrue(daemon!.text.contains("read-only"), "the fault is not said: \(daemon!.text)")
+        XCTAssertEqual(daemon!.text.components(separatedBy: "read-only").count - 1, 1, "one line, no flood:\n\(daemon!.text)")
+
+        // A new URL while the disk is read-only.
+        try player("OpenUri", [.string(origin.url("second.wav"))])
+        try waitForStart()
+        listen(for: 1)
+        XCTAssertEqual(try status(), "Playing")
+        XCTAssertEqual(try lastError(), "", daemon!.text)
+
+        // And after a restart.
+        daemon?.stop()
+        try startDaemon([], ["--readahead", "256K"], environment: environment)
+        try player("OpenUri", [.string(origin.url("first.wav"))])
+        try waitForStart()
+        listen(for: 2)
+        XCTAssertEqual(try status(), "Playing", daemon!.text)
+        XCTAssertEqual(try lastError(), "", daemon!.text)
+
+        // Once the disk is mended, what plays is cached again.
+        daemon?.stop()
+        try disk.repair()
+        try startDaemon([], ["--readahead", "256K"], environment: environment)
+        try player("OpenUri", [.string(origin.url("second.wav"))])
+        try waitForStart()
+        listen(for: 1)
+        XCTAssertEqual(try lastError(), "", daemon!.text)
+        try reel("stop")   // the reader closes: what it fetched is claimed
+        var listed = ""
+        let deadline = Date().addingTimeInterval(5)
+        repeat { listed = try reel("cache", "ls").1 } while !listed.contains("second.wav") && Date() < deadline
+        XCTAssertTrue(listed.contains("second.wav"), "cached again once the disk can be written: \(listed)\n\(daemon!.text)")
+    }
+}

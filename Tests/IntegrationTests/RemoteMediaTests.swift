@@ -94,6 +94,20 @@ final class RemoteMediaTests: OriginTestCase {
         XCTAssertTrue(try reel("status").1.contains("HTTP 503"))
     }
 
+    func testAURLReplacedWhileItsServerIsSlowNeverPlaysInTheNextOnesPlace() throws {
+        // mpv gives the next load's hook the id of the one replaced: the first URL's late
+        // answer opened its own bytes under the second one's entry (every run before the fix).
+        try serve("long.wav", seconds: 12)
+        try serve("short.wav", seconds: 3, frequency: 880)
+        try startDaemon()
+        try player("OpenUri", [.string(origin.url("slow/500/long.wav"))])
+        try player("OpenUri", [.string(origin.url("slow/1000/short.wav"))])
+        try waitForStart()
+        let length = try XCTUnwrap(try metadata()["mpris:length"]?.int64, "no length: \(daemon!.text)")
+        XCTAssertEqual(Double(length), 3_000_000, accuracy: 100_000, "the entry of short.wav plays long.wav")
+        XCTAssertEqual(try metadata()["xesam:url"]?.string, origin.url("slow/1000/short.wav"))
+    }
+
     func testADownloadKilledHalfwayKeepsOnlyTrueBytesAndResumes() throws {
         let content = try serve("big.wav", seconds: 20)
         try downloadThrottled("big.wav", rate: 1_500_000, until: content.count / 3)

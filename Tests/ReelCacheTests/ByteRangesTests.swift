@@ -17,6 +17,19 @@ final class ByteRangesTests: XCTestCase {
         XCTAssertEqual(ranges.count, 60)
     }
 
+    func testRemoveCutsRangesAndLeavesTheRest() {
+        var ranges = ByteRanges([0..<100, 200..<300])
+        ranges.remove(50..<250)
+        XCTAssertEqual(ranges.description, "0-50,250-300")
+        ranges.remove(0..<50)
+        XCTAssertEqual(ranges.description, "250-300")
+        ranges.remove(260..<270)
+        XCTAssertEqual(ranges.description, "250-260,270-300")
+        ranges.remove(400..<500)
+        ranges.remove(280..<280)
+        XCTAssertEqual(ranges.description, "250-260,270-300")
+    }
+
     func testLookupsFindRunsGapsAndNextPresentBytes() {
         let ranges = ByteRanges([0..<100, 200..<300])
         XCTAssertTrue(ranges.contains(0) && ranges.contains(99) && !ranges.contains(100) && ranges.contains(250))

@@ -393,6 +393,38 @@ final class CacheTests: FolderTestCase {
         XCTAssertEqual(served, size)
     }
 
+    func testAReadGoesOnFromMemoryWhenTheDiskFailsAndADownloadSaysWhy() throws {
+        let disk = try FailingDisk()
+        guard disk.isMounted else { throw XCTSkip("a failing disk needs root and a loop device") }
+        var settings = CacheSettings()
+        settings.timeout = 2
+        settings.readahead = 64 << 10
+        let cache = try Cache(directory: disk.dir.appendingPathComponent("cache"), mediaStore: dir.appendingPathComponent("media"),
+                              settings: settings)
+        XCTAssertTrue(cache.hasRoom)
+        let reader = try cache.openReader(url)
+        defer { reader.close() }
+        var (data, end) = Self.readAll(reader, upTo: 500_000)
+        try disk.fail()
+        let rest = Self.readAll(reader)
+        data += rest.0
+        end = rest.end
+        XCTAssertEqual(end, 0, "the read failed: \(reader.failure ?? "")")
+        XCTAssertEqual(data, content, "what was read from disk and from memory")
+        // Back to the start: on disk from before the failure.
+        XCTAssertEqual(reader.seek(to: 0), 0)
+        XCTAssertEqual(Self.readAll(reader, upTo: 100_000).0, content.prefix(100_000))
+        XCTAssertFalse(cache.hasRoom, "a disk that refuses writes has no room")
+        XCTAssertLessThan(cache.fill(of: url).present, Int64(size), "bytes held only in memory are claimed on disk")
+
+        let done = LockedBox<Result<String, CacheError>?>(nil)
+        cache.download([url], progress: { _, _, _ in }, done: { _, result in done.update { $0 = result } })
+        let deadline = Date().addingTimeInterval(20)
+        while done.value == nil, Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        guard case .failure(let error)? = done.value else { return XCTFail("a download to a failed disk: \(String(describing: done.value))") }
+        XCTAssertTrue(error.description.contains("read-only"), error.description)
+    }
+
     /// Starts a download from the origin sending 1 MB/s (with `control`); returns once `present` bytes are in the cache.
     func startSlowDownload(_ control: Origin.Control = Origin.Control(), until present: Int64)
         throws -> (Cache, LockedBox<Result<String, CacheError>?>) {
