@@ -98,10 +98,12 @@ extension Engine {
         case .failed(let token, let reason):
             return failed(token, reason: reason, now: now)
         case .streamTitle(let token, let title, let station):
-            // Only the entry playing has a stream title; a new title replaces the old at once.
-            // It may come before the stream counts as loaded (mpv reads the ICY headers first),
-            // so the title of an earlier play is dropped when a load starts, not when it is loaded.
-            guard token == state.token, let entry = queue[token.entry],
+            // Only the entry playing, or the one the backend opened to follow it, has a stream
+            // title; a new title replaces the old at once. It may come before the stream counts
+            // as loaded (mpv reads the ICY headers first), or long before a queued station starts
+            // (its stream opens ahead), so the title of an earlier play is dropped when a load
+            // starts or is queued, not when it is loaded.
+            guard [state.token, incoming?.token, queuedNext?.token].contains(token), let entry = queue[token.entry],
                   entry.metadata.streamTitle != title || entry.metadata.station != station else { return [] }
             queue.update(token.entry) {
                 $0.metadata.streamTitle = title

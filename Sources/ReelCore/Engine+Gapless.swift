@@ -69,6 +69,9 @@ extension Engine {
         let token = LoadToken(entry: desired, serial: loadSerial)
         let start = Engine.resumePoint(entry, policy: resumePolicy).start
         queuedNext = QueuedNext(token: token, start: start)
+        // What a stream played before no longer holds (as in `start`); with Loop Track the
+        // entry playing is its own next, and keeps its title.
+        if desired != base.entry { queue.update(desired) { $0.metadata.streamTitle = nil } }
         return [.backend(.queueNext(token, uri: entry.uri, start: start))]
     }
 
@@ -96,7 +99,6 @@ extension Engine {
         let start = queuedNext?.token == token ? queuedNext!.start : 0
         if queuedNext?.token == token { queuedNext = nil }
         state.load?.ended = true
-        queue.update(token.entry) { $0.metadata.streamTitle = nil }   // as in `start`
         incoming = Incoming(token: token, start: start)
         return []
     }

@@ -348,9 +348,10 @@ public final class MPVBackend {
                     if let token = tokens[entry] { events.append(.failed(token, reason: reason)) }
                 }
             case .title(let title, let station):
-                // A live stream relayed by the cache: its ICY title, as mpv would have read it.
-                if let token = currentToken, let entry = playingEntry, uris[entry] == url {
-                    events.append(.streamTitle(token, title: title, station: station))
+                // A live stream relayed by the cache: its ICY title, as mpv would have read it. A
+                // station queued next opens ahead of its start, and hears its first title then.
+                for (entry, uri) in uris where uri == url {
+                    if let token = tokens[entry] { events.append(.streamTitle(token, title: title, station: station)) }
                 }
             }
         }

@@ -117,3 +117,39 @@ final class LiveStreamTests: OriginTestCase {
             .filter { $0.hasSuffix(".data") }, [], "bytes kept of a live stream")
     }
 }
+
+extension LiveStreamTests {
+    func testAStationAfterAnMP3ShowsItsTitleNoLengthAndItsOwnTime() throws {
+        try stationAfterAnMP3([])
+    }
+
+    func testAStationAfterAnMP3ShowsItsTitleNoLengthAndItsOwnTimeWithoutTheCache() throws {
+        try stationAfterAnMP3(["--cache-size", "0"])
+    }
+
+    func stationAfterAnMP3(_ options: [String]) throws {
+        try serveRadio()
+        try Tones.ffmpeg(["-f", "lavfi", "-i", "sine=frequency=660:duration=3", "-c:a", "libmp3lame", "-b:a", "128k",
+                          served.appendingPathComponent("song.mp3").path])
+        var control = Origin.Control()
+        control.icyTitle = "Band - Tune"
+        control.icyTitleOnce = true
+        try origin.set(control)
+        try startWithMPD([], options)
+        try mpc("add", origin.url("song.mp3"))
+        try mpc("add", origin.url("live/radio.mp3"))
+        try mpc("play")
+        // The station follows gaplessly; its stream (and its one title) opened before it started.
+        let shown = try XCTUnwrap(waitForStationTitle("Tune", timeout: 10), "the station's title never shown: \(daemon!.text)")
+        XCTAssertNil(shown["mpris:length"], "a station has no length")
+        XCTAssertLessThan(try position(), 1_500_000, "the position of the song ran on into the station")
+        let status = try MPDClient(path: socketPath).pairs("status")
+        XCTAssertEqual(status["song"], "1")
+        XCTAssertNil(status["duration"], "\(status)")
+        XCTAssertEqual(status["time"]?.split(separator: ":").last, "0", "\(status)")
+        XCTAssertLessThan(Double(status["elapsed"] ?? "") ?? 99, 1.5, "\(status)")
+        let song = try MPDClient(path: socketPath).pairs("currentsong")
+        XCTAssertEqual(song["Title"], "Band - Tune", "\(song)")
+        XCTAssertNil(song["Time"], "\(song)")
+    }
+}

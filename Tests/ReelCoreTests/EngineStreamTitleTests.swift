@@ -40,3 +40,29 @@ final class EngineStreamTitleTests: XCTestCase {
                        "a title that never changes would otherwise never be shown")
     }
 }
+
+extension EngineStreamTitleTests {
+    func testAStationQueuedNextKeepsTheTitleItHeardBeforeItStarted() throws {
+        var h = Harness(uris: ["file:///song.mp3", "http://radio.example/live"], play: true)
+        h.finishLoad(title: "Song")
+        let queued = try XCTUnwrap(h.backend.queued)
+        // Its stream opens ahead of its start (gapless): the title comes long before it plays.
+        h.event(.streamTitle(queued.token, title: "Band - Tune", station: "Radio"))
+        h.playIntoQueued()
+        h.tick(ms: 400)
+        XCTAssertEqual(h.currentID, h.id(2))
+        XCTAssertEqual(h.engine.snapshot.current?.metadata.streamTitle, "Band - Tune",
+                       "a title that never changes would otherwise never be shown")
+    }
+
+    func testAStationQueuedAgainLosesTheTitleOfItsLastPlay() throws {
+        var h = Harness(uris: ["http://radio.example/live", "file:///song.mp3"], play: true)
+        h.finishLoad(title: nil)
+        h.event(.streamTitle(h.token, title: "Last Week", station: "Radio"))
+        h.command(.setLoop(.playlist))
+        h.command(.next)
+        h.finishLoad(title: "Song")
+        XCTAssertEqual(h.backend.queued?.uri, "http://radio.example/live")
+        XCTAssertNil(h.engine.queue[h.id(1)]?.metadata.streamTitle, "a title from an earlier play of the station")
+    }
+}
