@@ -5,6 +5,8 @@ public struct Ack: Error, Equatable, Sendable {
         case notList = 1, argument = 2, password = 3, permission = 4, unknown = 5
         case noExist = 50, playlistMax = 51, system = 52, playlistLoad = 53, updateAlready = 54
         case playerSync = 55, exist = 56
+        /// Not MPD's and never sent: the command waits for a read off the loop, and runs again once it is done.
+        case wait = -1
     }
 
     public var code: Code
@@ -24,4 +26,5 @@ public struct Ack: Error, Equatable, Sendable {
 
     static func argument(_ message: String) -> Ack { Ack(.argument, message) }
     static func noExist(_ message: String) -> Ack { Ack(.noExist, message) }
+    static let wait = Ack(.wait, "")
 }

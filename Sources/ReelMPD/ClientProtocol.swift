@@ -27,6 +27,9 @@ public final class ClientProtocol {
         case collecting(ok: Bool, lines: [Substring], bytes: Int)
         /// A complete list being run; `next` is the first line not yet run.
         case running(ok: Bool, lines: [Substring], next: Int)
+        /// A list (or one command, as a list of one) whose line `next` waits for a
+        /// read off the loop (a cover), and runs again on `resume`.
+        case waiting(ok: Bool, lines: [Substring], next: Int)
         /// In `idle`, waiting for one of these subsystems to change.
         case idle(Set<Subsystem>)
     }
@@ -67,6 +70,14 @@ public final class ClientProtocol {
     public var isAuthorized: Bool { state.authorized }
     /// A command list is running: give it no lines, call `proceed` until this is false.
     public var isBusy: Bool { if case .running = mode { true } else { false } }
+    /// A command waits for a read off the loop: give it no lines; `resume` once something was read.
+    public var isWaiting: Bool { if case .waiting = mode { true } else { false } }
+
+    /// Something it may wait for was read: its waiting command runs again at the next `proceed`.
+    public func resume() {
+        guard case .waiting(let ok, let lines, let next) = mode else { return }
+        mode = .running(ok: ok, lines: lines, next: next)
+    }
 
     /// One request line, without its newline.
     public func receive(_ line: Substring) {
@@ -88,7 +99,7 @@ public final class ClientProtocol {
                 lines.append(line)
                 mode = .collecting(ok: ok, lines: lines, bytes: bytes + line.utf8.count)
             }
-        case .running:
+        case .running, .waiting:
             assertionFailure("a line for a client whose list still runs")
         case .ready:
             switch line {
@@ -111,7 +122,13 @@ public final class ClientProtocol {
                 output += Array("OK\n".utf8)
                 return
             }
-            guard step(lines[next], index: next, ok: ok) else { return }
+            switch step(lines[next], index: next, ok: ok) {
+            case .next: break
+            case .end: return
+            case .wait:
+                mode = .waiting(ok: ok, lines: lines, next: next)
+                return
+            }
             lines[next] = ""   // what has run is not kept
             next += 1
         } while output.count <= outputLimit && monotonicNow() < deadline && !closing && delay == 0
@@ -149,18 +166,26 @@ public final class ClientProtocol {
             output += Array(Ack(.notList, "not in command list mode").line(command: request.name, index: 0).utf8)
             return
         }
-        if execute(request, index: 0) { output += Array("OK\n".utf8) }
+        switch execute(request, index: 0) {
+        case .done: output += Array("OK\n".utf8)
+        case .failed: break
+        case .waits: mode = .waiting(ok: false, lines: [line], next: 0)   // runs again as a list of one, which answers alike
+        }
     }
 
-    /// Runs one command and appends its answer; false when it failed (its ACK appended).
-    private func execute(_ request: RequestLine, index: Int) -> Bool {
+    private enum Outcome { case done, failed, waits }
+
+    /// Runs one command and appends its answer, or its ACK when it failed.
+    private func execute(_ request: RequestLine, index: Int) -> Outcome {
         do {
             output += try commands.execute(request, &state).bytes
-            return true
+            return .done
+        } catch where error.code == .wait {
+            return .waits
         } catch {
             output += Array(error.line(command: Self.name(request, error), index: index).utf8)
             if error.code == .password { refused() }
-            return false
+            return .failed
         }
     }
 
@@ -194,21 +219,28 @@ public final class ClientProtocol {
         if !pending.isDisjoint(with: wanted) { answerIdle(pending.intersection(wanted)) }
     }
 
-    /// One line of a list; false when the list ends here (an error, which names its place, or `close`).
-    private func step(_ line: Substring, index: Int, ok: Bool) -> Bool {
+    private enum Step { case next, end, wait }
+
+    /// One line of a list: on to the next, the end of the list (an error, which names its place, or `close`),
+    /// or a wait for a read off the loop.
+    private func step(_ line: Substring, index: Int, ok: Bool) -> Step {
         let request: RequestLine
         do { request = try RequestLine.parse(line) } catch {
             output += Array(error.line(command: "", index: index).utf8)
-            return false
+            return .end
         }
-        if request.name == "close" { closing = true; return false }
+        if request.name == "close" { closing = true; return .end }
         if ["idle", "noidle", "command_list_begin", "command_list_ok_begin", "command_list_end"].contains(request.name) {
             let refusal = Ack(.argument, "\(request.name) is not allowed in a command list")
             output += Array(refusal.line(command: request.name, index: index).utf8)
-            return false
+            return .end
         }
-        guard execute(request, index: index) else { return false }
-        if ok { output += Array("list_OK\n".utf8) }
-        return true
+        switch execute(request, index: index) {
+        case .done:
+            if ok { output += Array("list_OK\n".utf8) }
+            return .next
+        case .failed: return .end
+        case .waits: return .wait
+        }
     }
 }

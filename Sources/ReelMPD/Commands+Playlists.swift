@@ -54,7 +54,11 @@ extension MPDCommands {
         },
         "readpicture": Entry(arguments: 2...2) { mpd, args, client throws(Ack) in
             // MPD answers nothing, not an error, for a song without a picture.
-            (try? mpd.cover(args[0]!, offset: args.unsigned(1), client: client, typed: true)) ?? Reply()
+            do throws(Ack) {
+                return try mpd.cover(args[0]!, offset: args.unsigned(1), client: client, typed: true)
+            } catch where error.code != .wait {
+                return Reply()
+            }
         },
     ]
 
@@ -118,44 +122,22 @@ extension MPDCommands {
             throw Ack.noExist("No file exists")
         }
         let path = SongLines.file(art)
-        if !client.local {
-            let folders = [musicFolder, coverFolder].compactMap { $0.flatMap(Paths.realPath) }
-            guard let real = Paths.realPath(path), folders.contains(where: { Paths.isInside(real, folder: $0) }) else {
-                throw Ack.noExist("No file exists")
-            }
+        let folders = client.local ? nil : [musicFolder, coverFolder].compactMap { $0 }
+        let request = CoverReader.Request(path: path, offset: offset, count: client.binaryLimit, folders: folders)
+        // Read off the loop: the command runs again once it is.
+        guard let outcome = covers.outcome(request) else { throw Ack.wait }
+        let size: Int, chunk: ArraySlice<UInt8>
+        switch outcome {
+        case .chunk(let total, let bytes): (size, chunk) = (total, bytes)
+        case .missing: throw Ack.noExist("No file exists")
+        case .offsetTooLarge: throw Ack.argument("Offset too large")
+        case .unreadable: throw Ack(.system, "cannot read the cover")
         }
-        guard let image = CoverFile(path: path) else { throw Ack.noExist("No file exists") }
-        guard offset <= image.size else { throw Ack.argument("Offset too large") }
-        guard let chunk = image.read(offset: offset, count: client.binaryLimit) else { throw Ack(.system, "cannot read the cover") }
         var reply = Reply()
-        reply.add("size", image.size)
+        reply.add("size", size)
         if typed { reply.add("type", Paths.imageType(path)) }
         reply.addBinary(chunk)
         return reply
-    }
-}
-
-/// A cover image opened for reading: a regular file only, opened without
-/// waiting (a FIFO named cover.jpg would hold the loop in open(2) forever).
-struct CoverFile: ~Copyable {
-    private let fd: Int32
-    let size: Int
-
-    init?(path: String) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
-        guard fd >= 0 else { return nil }
-        var info = stat()
-        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { close(fd); return nil }
-        self.fd = fd
-        size = Int(info.st_size)
-    }
-
-    deinit { close(fd) }
-
-    func read(offset: Int, count: Int) -> ArraySlice<UInt8>? {
-        var chunk = [UInt8](repeating: 0, count: max(0, min(count, size - offset)))
-        let got = chunk.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(offset)) }
-        return got >= 0 ? chunk[..<got] : nil
     }
 }
 

@@ -1,4 +1,5 @@
 import ReelCore
+import ReelSystem
 
 /// What one client has set for itself.
 public struct ClientState: Sendable {
@@ -44,14 +45,20 @@ public final class MPDCommands {
     private var seen: (catalogue: Int, playlists: Int) = (0, 0)
     /// The database as last built, and the library revision it was built at.
     var cachedTree: (revision: Int64?, tree: LibraryTree)?
+    /// Reads covers off the loop; its `news` wakes the loop when one is read.
+    var covers: CoverReader
+    /// The loop polls this: a cover was read, and the clients that wait for one go on.
+    public var coverNews: Int32 { covers.news.fd }
 
+    /// Throws when the pipe that tells of read covers cannot be made.
     public init(session: any Session, library: (any LibrarySession)?, password: String?,
-                musicFolder: String? = nil, coverFolder: String? = nil) {
+                musicFolder: String? = nil, coverFolder: String? = nil) throws(SystemError) {
         self.session = session
         self.library = library
         self.password = password
         self.musicFolder = musicFolder
         self.coverFolder = coverFolder
+        covers = try CoverReader()
         changes = ChangeTracker(session)
         if let library { seen = (library.catalogueRevision, library.playlistRevision) }
     }

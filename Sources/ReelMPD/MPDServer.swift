@@ -38,7 +38,7 @@ public final class MPDServer {
         /// Past this much unsent, its further requests wait until it reads: one that never reads holds up no one but itself.
         var highWater: Int { conversation.isAuthorized ? MPDServer.highWater : MPDServer.openHighWater }
         var hasLine: Bool { input[inputStart...].contains(UInt8(ascii: "\n")) }
-        var hasWork: Bool { conversation.isBusy || hasLine }
+        var hasWork: Bool { conversation.isBusy || (hasLine && !conversation.isWaiting) }
         var canRead: Bool { heldUntil == nil && unsent <= highWater && input.count - inputStart <= MPDServer.inputLimit }
     }
 
@@ -107,7 +107,8 @@ public final class MPDServer {
     /// What poll should watch: listeners; clients for reading while they may
     /// ask, for writing while they have replies or requests waiting.
     public var descriptors: [pollfd] {
-        listeners.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
+        [pollfd(fd: commands.coverNews, events: Int16(POLLIN), revents: 0)]
+            + listeners.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
             + clients.values.map { client in
                 var events: Int32 = 0
                 if client.heldUntil == nil {
@@ -125,6 +126,10 @@ public final class MPDServer {
         guard !ready.isEmpty else { return }
         rotation = (rotation + 1) % ready.count
         for item in ready[rotation...] + ready[..<rotation] {
+            if item.fd == commands.coverNews {
+                coversRead(until: turnEnd)
+                continue
+            }
             if let listener = listeners.first(where: { $0.fd == item.fd }) {
                 accept(listener)
                 continue
@@ -137,6 +142,15 @@ public final class MPDServer {
             if item.revents & Int16(POLLOUT) != 0 { flush(client) }
             if clients[client.fd] != nil, item.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 { read(client, until: deadline) }
             if clients[client.fd] != nil { work(client, until: deadline) }
+        }
+    }
+
+    /// A cover was read off the loop: the commands that wait for one run again.
+    private func coversRead(until turnEnd: MonotonicTime) {
+        _ = commands.covers.news.take()
+        for client in Array(clients.values) where client.conversation.isWaiting {
+            client.conversation.resume()
+            work(client, until: min(turnEnd, monotonicNow() + Self.slice))
         }
     }
 
@@ -219,6 +233,8 @@ public final class MPDServer {
         while client.heldUntil == nil, client.unsent <= client.highWater, !client.conversation.closing, monotonicNow() < deadline {
             if client.conversation.isBusy {
                 client.conversation.proceed(outputLimit: client.highWater - client.unsent, deadline: deadline)
+            } else if client.conversation.isWaiting {
+                break   // a cover being read: `coversRead` goes on with it
             } else if let line = nextLine(client) {
                 client.conversation.receive(line)
             } else {

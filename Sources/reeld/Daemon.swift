@@ -66,7 +66,7 @@ final class Daemon: Session {
     /// Opens the MPD protocol's listeners.
     func openMPD(socketPath: String?, tcp: ListenAddress?, password: String?, timeout: MediaTime,
                  musicFolder: String) throws(SystemError) {
-        let commands = MPDCommands(session: self, library: library.library == nil ? nil : self, password: password,
+        let commands = try MPDCommands(session: self, library: library.library == nil ? nil : self, password: password,
                                    musicFolder: musicFolder, coverFolder: art.cacheDir.path)
         mpd = try MPDServer(commands: commands, socketPath: socketPath, tcp: tcp, timeout: timeout)
         controlAddresses = [socketPath, mpd?.tcpAddress?.description].compactMap { $0.map { "mpd:" + $0 } }

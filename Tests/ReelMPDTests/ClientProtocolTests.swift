@@ -3,8 +3,8 @@ import ReelCore
 import XCTest
 
 final class ClientProtocolTests: XCTestCase {
-    func testTheGreetingNamesAProtocolThatNcmpcAccepts() {
-        let client = ClientProtocol(commands: MPDCommands(session: ScriptedSession(), library: nil, password: nil), authorized: true)
+    func testTheGreetingNamesAProtocolThatNcmpcAccepts() throws {
+        let client = ClientProtocol(commands: try MPDCommands(session: ScriptedSession(), library: nil, password: nil), authorized: true)
         XCTAssertEqual(String(decoding: client.takeOutput(), as: UTF8.self), "OK MPD 0.23.5\n")
     }
 

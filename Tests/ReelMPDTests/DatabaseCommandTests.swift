@@ -160,8 +160,7 @@ final class DatabaseCommandTests: XCTestCase {
         c.send("binarylimit 64")
         var received: [UInt8] = []
         while received.count < 200 {
-            c.client.receive(Substring(#"albumart "Abba/Gold/02 Waterloo.ogg" \#(received.count)"#))
-            let reply = c.client.takeOutput()
+            let reply = c.answer(#"albumart "Abba/Gold/02 Waterloo.ogg" \#(received.count)"#)
             let header = "size: 200\nbinary: \(min(64, 200 - received.count))\n"
             XCTAssertEqual(Array(reply.prefix(header.utf8.count)), Array(header.utf8))
             let chunk = reply.dropFirst(header.utf8.count).dropLast(4)   // "\nOK\n"
@@ -175,9 +174,9 @@ final class DatabaseCommandTests: XCTestCase {
         XCTAssertEqual(c.send(#"albumart "Abba/Gold/02 Waterloo.ogg" 500"#), "ACK [2@0] {albumart} Offset too large\n")
     }
 
-    func testWithoutALibraryTheDatabaseSaysWhy() {
+    func testWithoutALibraryTheDatabaseSaysWhy() throws {
         let session = ScriptedSession()
-        let client = ClientProtocol(commands: MPDCommands(session: session, library: nil, password: nil), authorized: true)
+        let client = ClientProtocol(commands: try MPDCommands(session: session, library: nil, password: nil), authorized: true)
         _ = client.takeOutput()
         client.receive("lsinfo")
         XCTAssertEqual(String(decoding: client.takeOutput(), as: UTF8.self), "ACK [52@0] {lsinfo} reel runs without a library\n")

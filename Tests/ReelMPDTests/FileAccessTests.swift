@@ -100,4 +100,49 @@ final class FileAccessTests: XCTestCase {
         c.session.covers[music.appendingPathComponent("Album/a.ogg").path] = music.appendingPathComponent("Album").absoluteString
         XCTAssertEqual(c.send("albumart Album/a.ogg 0"), "ACK [50@0] {albumart} No file exists\n", "nor a folder")
     }
+
+    func testACoverOnADiskThatHangsHoldsOnlyItsOwnClient() throws {
+        let c = conversation(local: false)
+        c.session.covers[music.appendingPathComponent("Album/a.ogg").path] = music.appendingPathComponent("Album/cover.jpg").absoluteString
+        // A disk that hangs in open(2) or read(2) until it is let go.
+        let disk = DispatchSemaphore(value: 0)
+        c.commands.covers = try CoverReader { request in
+            disk.wait()
+            return CoverReader.read(request)
+        }
+        let other = ClientProtocol(commands: c.commands, authorized: true)
+        _ = other.takeOutput()
+
+        c.client.receive("command_list_ok_begin")
+        c.client.receive("ping")
+        c.client.receive("albumart Album/a.ogg 0")
+        c.client.receive("ping")
+        c.client.receive("command_list_end")
+        c.client.proceed(outputLimit: .max, deadline: .max)
+        XCTAssertTrue(c.client.isWaiting)
+        XCTAssertEqual(String(decoding: c.client.takeOutput(), as: UTF8.self), "list_OK\n", "what ran before the cover")
+
+        // Meanwhile the loop serves everyone else, covers' folders included.
+        other.receive("status")
+        XCTAssertTrue(String(decoding: other.takeOutput(), as: UTF8.self).hasSuffix("OK\n"))
+        other.receive("lsinfo Album")
+        XCTAssertTrue(String(decoding: other.takeOutput(), as: UTF8.self).contains("file: Album/a.ogg"))
+
+        disk.signal()
+        c.commands.covers.finish()
+        XCTAssertEqual(c.commands.covers.news.take().count, 1, "the loop is woken")
+        c.client.resume()
+        c.client.proceed(outputLimit: .max, deadline: .max)
+        XCTAssertFalse(c.client.isWaiting || c.client.isBusy)
+        XCTAssertEqual(String(decoding: c.client.takeOutput(), as: UTF8.self), "size: 2\nbinary: 2\n\u{7}\u{7}\nlist_OK\nlist_OK\nOK\n")
+    }
+
+    func testAWaitingCoverAnswersAsAnyCommandDoes() {
+        let c = conversation(local: false)
+        c.session.covers[music.appendingPathComponent("Album/a.ogg").path] = music.appendingPathComponent("Album/cover.jpg").absoluteString
+        XCTAssertEqual(c.send("readpicture Odd/b.ogg 0"), "OK\n", "none: nothing, as MPD answers")
+        XCTAssertEqual(c.send("albumart Album/a.ogg 5"), "ACK [2@0] {albumart} Offset too large\n")
+        XCTAssertEqual(c.send("command_list_begin", "albumart Album/a.ogg 0", "albumart Odd/b.ogg 0", "ping", "command_list_end"),
+                       "size: 2\nbinary: 2\n\u{7}\u{7}\nACK [50@1] {albumart} No file exists\n", "an error names its place after a wait")
+    }
 }

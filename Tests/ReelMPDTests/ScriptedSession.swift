@@ -1,5 +1,5 @@
 import ReelCore
-import ReelMPD
+@testable import ReelMPD
 
 /// A session over the real engine with no player behind it: backend
 /// commands are dropped, and tests feed the backend's events by hand.
@@ -97,7 +97,8 @@ final class Conversation {
     init(password: String? = nil, authorized: Bool = true, local: Bool = true, musicFolder: String = "/music",
          coverFolder: String? = nil) {
         library = ScriptedLibrary(session: session)
-        commands = MPDCommands(session: session, library: library, password: password,
+        // A pipe that cannot be made is a broken machine, not a test result.
+        commands = try! MPDCommands(session: session, library: library, password: password,
                                musicFolder: musicFolder, coverFolder: coverFolder)
         client = ClientProtocol(commands: commands, authorized: authorized, local: local)
         _ = client.takeOutput()   // the greeting
@@ -109,12 +110,22 @@ final class Conversation {
 
     @discardableResult
     func send(_ lines: [String]) -> String {
-        for line in lines {
-            client.receive(Substring(line))
-            // As the server does for a client that reads everything at once.
-            while client.isBusy { client.proceed(outputLimit: .max, deadline: .max) }
+        String(decoding: lines.flatMap(answer), as: UTF8.self)
+    }
+
+    /// Sends one line; returns its answer's bytes (a cover's are binary).
+    func answer(_ line: String) -> [UInt8] {
+        client.receive(Substring(line))
+        // As the server does for a client that reads everything at once, and once a cover is read.
+        while client.isBusy || client.isWaiting {
+            if client.isWaiting {
+                commands.covers.finish()
+                _ = commands.covers.news.take()
+                client.resume()
+            }
+            client.proceed(outputLimit: .max, deadline: .max)
         }
-        return String(decoding: client.takeOutput(), as: UTF8.self)
+        return client.takeOutput()
     }
 
     /// Ends the daemon's loop turn: publishes what changed.
