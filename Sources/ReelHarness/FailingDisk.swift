@@ -18,12 +18,12 @@ public final class FailingDisk: @unchecked Sendable {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         guard getuid() == 0, FileManager.default.createFile(atPath: image.path, contents: nil),
               truncate(image.path, off_t(size)) == 0,
-              (try? Self.run("/sbin/mkfs.ext4", ["-q", "-F", image.path])) != nil else { return }
+              (try? runTool("/sbin/mkfs.ext4", ["-q", "-F", image.path])) != nil else { return }
         isMounted = (try? mount()) != nil
     }
 
     deinit {
-        if isMounted, (try? Self.run("/bin/umount", [dir.path])) == nil { _ = try? Self.run("/bin/umount", ["-l", dir.path]) }
+        if isMounted, (try? runTool("/bin/umount", [dir.path])) == nil { _ = try? runTool("/bin/umount", ["-l", dir.path]) }
         try? FileManager.default.removeItem(at: dir)
         try? FileManager.default.removeItem(at: image)
     }
@@ -37,14 +37,14 @@ public final class FailingDisk: @unchecked Sendable {
 
     /// Checks and mounts it again, writable (nothing may hold a file on it).
     public func repair() throws {
-        try Self.run("/bin/umount", [dir.path])
+        try runTool("/bin/umount", [dir.path])
         isMounted = false
-        _ = try? Self.run("/sbin/e2fsck", ["-f", "-y", image.path])
+        _ = try? runTool("/sbin/e2fsck", ["-f", "-y", image.path])
         try mount()
     }
 
     private func mount() throws {
-        try Self.run("/bin/mount", ["-o", "loop,errors=remount-ro", image.path, dir.path])
+        try runTool("/bin/mount", ["-o", "loop,errors=remount-ro", image.path, dir.path])
         isMounted = true
     }
 
@@ -54,18 +54,5 @@ public final class FailingDisk: @unchecked Sendable {
         guard let line = mounts.split(separator: "\n").first(where: { $0.split(separator: " ").dropFirst().first == Substring(dir.path) }),
               let device = line.split(separator: " ").first else { throw HarnessError("\(dir.path) is not mounted") }
         return String(device.split(separator: "/").last!)
-    }
-
-    @discardableResult
-    private static func run(_ tool: String, _ args: [String]) throws -> Int32 {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: tool)
-        p.arguments = args
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else { throw HarnessError("\(tool) \(args.joined(separator: " ")) failed") }
-        return p.terminationStatus
     }
 }

@@ -20,7 +20,7 @@ public final class ScratchDisk: @unchecked Sendable {
         if isMounted {
             try? Self.mount(["-o", "remount,rw", dir.path])
             // Still busy (a process holds a file on it): detached now, gone when it lets go.
-            if (try? Self.run("/bin/umount", [dir.path])) == nil { _ = try? Self.run("/bin/umount", ["-l", dir.path]) }
+            if (try? runTool("/bin/umount", [dir.path])) == nil { _ = try? runTool("/bin/umount", ["-l", dir.path]) }
         }
         try? FileManager.default.removeItem(at: dir)
     }
@@ -69,18 +69,17 @@ public final class ScratchDisk: @unchecked Sendable {
         try FileManager.default.setAttributes([.posixPermissions: folder], ofItemAtPath: dir.path)
     }
 
-    private static func mount(_ args: [String]) throws { try run("/bin/mount", args) }
+    private static func mount(_ args: [String]) throws { try runTool("/bin/mount", args) }
+}
 
-    @discardableResult
-    private static func run(_ tool: String, _ args: [String]) throws -> Int32 {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: tool)
-        p.arguments = args
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else { throw HarnessError("\(tool) \(args.joined(separator: " ")) failed") }
-        return p.terminationStatus
-    }
+/// Runs a system tool (mount, mkfs) quietly; throws when it fails.
+func runTool(_ tool: String, _ args: [String]) throws {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: tool)
+    p.arguments = args
+    p.standardOutput = FileHandle.nullDevice
+    p.standardError = FileHandle.nullDevice
+    try p.run()
+    p.waitUntilExit()
+    guard p.terminationStatus == 0 else { throw HarnessError("\(tool) \(args.joined(separator: " ")) failed") }
 }
