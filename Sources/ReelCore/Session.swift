@@ -49,6 +49,8 @@ public protocol LibrarySession: AnyObject {
     func importItems(_ inputs: [String], progress: @escaping (Int, Int) -> Void,
                      done: @escaping (ImportSummary) -> Void) throws
     func savePlaylist(_ name: String) throws -> Int
+    /// Saves a playlist of these library items, in this order, replacing one of the name.
+    func writePlaylist(_ name: String, items: [Int64]) throws
     /// Replaces the queue with the playlist; nil if there is no such playlist.
     func loadPlaylist(id: Int64) throws -> Int?
     func playlists() throws -> [PlaylistInfo]

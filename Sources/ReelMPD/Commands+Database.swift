@@ -43,33 +43,36 @@ extension MPDCommands {
         },
         "count": Entry(arguments: 1...Int.max) { mpd, args, _ throws(Ack) in
             var values = args.values
-            var group: Tag?
-            if values.count >= 3, values[values.count - 2] == "group" {
+            var group: TagField?
+            if values.count >= 2, values[values.count - 2] == "group" {
                 group = try MPDCommands.tag(values.removeLast())
                 values.removeLast()
             }
-            let songs = try mpd.find(values, exact: true).songs
+            // `count group artist` without a filter counts the whole database.
+            let songs = values.isEmpty ? try mpd.tree().songs[...] : try mpd.find(values, exact: true).songs
             var reply = Reply()
             func add(_ songs: some Sequence<(file: String, item: LibraryItem)>) {
                 reply.add("songs", songs.reduce(0) { n, _ in n + 1 })
                 reply.add("playtime", songs.compactMap(\.item.duration).reduce(0, +) / 1_000_000)
             }
             guard let group else { add(songs); return reply }
-            let byValue = Dictionary(grouping: songs) { group.matchedValues($0.item.metadata).first ?? "" }
+            let byValue = Dictionary(grouping: songs) { group.listedValues($0.item.metadata)[0] }
             for value in byValue.keys.sorted() {
-                reply.add(group.rawValue, value)
+                reply.add(group.name, value)
                 add(byValue[value]!)
             }
             return reply
         },
         "list": Entry(arguments: 1...Int.max) { mpd, args, _ throws(Ack) in
             var values = Array(args.values.dropFirst())
-            var groups: [Tag] = []
+            var groups: [TagField] = []
             while values.count >= 2, values[values.count - 2] == "group" {
                 groups.insert(try MPDCommands.tag(values.removeLast()), at: 0)
                 values.removeLast()
             }
             let wanted = args[0]!
+            // The protocol's old form: `list album ARTIST`.
+            if wanted.lowercased() == "album", values.count == 1 { values.insert("artist", at: 0) }
             let songs = values.isEmpty ? try mpd.tree().songs[...] : try mpd.find(values, exact: true).songs
             return try mpd.list(wanted, groups: groups, songs: songs)
         },
@@ -85,8 +88,8 @@ extension MPDCommands {
         return String(name)
     }
 
-    static func tag(_ name: String) throws(Ack) -> Tag {
-        guard let tag = Tag(named: name) else { throw Ack.argument("Unknown tag type: \(name)") }
+    static func tag(_ name: String) throws(Ack) -> TagField {
+        guard let tag = TagField(named: name) else { throw Ack.argument("Unknown tag type: \(name)") }
         return tag
     }
 
@@ -123,6 +126,11 @@ extension MPDCommands {
         }
         var reply = Reply()
         var shown = Set<String>()
+        // The folder asked for comes first, as in MPD.
+        if !name.isEmpty {
+            reply.add("directory", name)
+            shown.insert(name)
+        }
         for song in songs {
             // Each folder once, before its first song, as MPD walks the tree.
             var parent = LibraryTree.parent(song.file)
@@ -176,26 +184,33 @@ extension MPDCommands {
         }
     }
 
-    func list(_ wanted: String, groups: [Tag], songs: ArraySlice<(file: String, item: LibraryItem)>) throws(Ack) -> Reply {
+    func list(_ wanted: String, groups: [TagField], songs: ArraySlice<(file: String, item: LibraryItem)>) throws(Ack) -> Reply {
         var reply = Reply()
         if wanted.lowercased() == "file" {
             for song in songs { reply.add("file", song.file) }
             return reply
         }
         let tag = try MPDCommands.tag(wanted)
-        // Rows of (group values..., value), unique, sorted as MPD sorts them.
+        // Rows of (group values..., value), unique, sorted as MPD sorts them; a song
+        // without the tag lists it empty, as MPD does.
         var rows = Set<[String]>()
         for song in songs {
             let metadata = song.item.metadata
-            let keys = groups.map { $0.matchedValues(metadata).first ?? "" }
-            for value in tag.matchedValues(metadata) { rows.insert(keys + [value]) }
+            // Every value of every group, as MPD visits them.
+            var prefixes: [[String]] = [[]]
+            for group in groups {
+                prefixes = prefixes.flatMap { prefix in group.listedValues(metadata).map { prefix + [$0] } }
+            }
+            for prefix in prefixes {
+                for value in tag.listedValues(metadata) { rows.insert(prefix + [value]) }
+            }
         }
         var previous: [String] = []
         for row in rows.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
             for (i, group) in groups.enumerated() where previous.count <= i || previous[..<(i + 1)] != row[..<(i + 1)] {
-                reply.add(group.rawValue, row[i])
+                reply.add(group.name, row[i])
             }
-            reply.add(tag.rawValue, row[row.count - 1])
+            reply.add(tag.name, row[row.count - 1])
             previous = row
         }
         return reply
@@ -222,6 +237,7 @@ extension MPDCommands {
             try library.importItems(inputs, progress: { _, _ in }) { [weak self] _ in
                 guard let self else { return }
                 updating = nil
+                lastUpdate = Self.wallClock()
                 raised.formUnion([.update, .database])
             }
         } catch {

@@ -30,8 +30,8 @@ extension MPDCommands {
             return Reply()
         },
         "stop": Entry(arguments: 0...0) { mpd, _, _ throws(Ack) in try mpd.run(.stop); return Reply() },
-        "next": Entry(arguments: 0...0) { mpd, _, _ throws(Ack) in try mpd.run(.next); return Reply() },
-        "previous": Entry(arguments: 0...0) { mpd, _, _ throws(Ack) in try mpd.run(.previous); return Reply() },
+        "next": Entry(arguments: 0...0) { mpd, _, _ throws(Ack) in try mpd.skip(.next); return Reply() },
+        "previous": Entry(arguments: 0...0) { mpd, _, _ throws(Ack) in try mpd.skip(.previous); return Reply() },
         "seek": Entry(arguments: 2...2) { mpd, args, _ throws(Ack) in
             try mpd.seek(mpd.entry(at: args.int(0)), to: args.seconds(1))
             return Reply()
@@ -131,5 +131,13 @@ extension MPDCommands {
         }
         guard time >= 0 else { throw Ack.argument("Negative seek position") }
         try run(.startAt(entry.id, time))
+    }
+
+    /// `next` and `previous`: as in MPD, a paused player plays the song it goes to
+    /// (MPRIS's Next keeps a pause: the engine's rule).
+    func skip(_ command: Command) throws(Ack) {
+        let paused = Self.state(session.snapshot.status) == "pause"
+        try run(command)
+        if paused { try run(.play) }
     }
 }

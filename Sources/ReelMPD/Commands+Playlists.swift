@@ -49,6 +49,40 @@ extension MPDCommands {
             mpd.raised.insert(.storedPlaylist)
             return Reply()
         },
+        "playlistadd": Entry(arguments: 2...3) { mpd, args, _ throws(Ack) in
+            // A song or a folder of the database (MPD's rule for stored playlists).
+            let added = try mpd.databaseSongs(args[1]!).map(\.id)
+            try mpd.editPlaylist(args[0]!, creating: true) { items throws(Ack) in
+                let at = try args[2].map { text throws(Ack) in try Arguments([text]).position(0, count: items.count) } ?? items.count
+                items.insert(contentsOf: added, at: at)
+            }
+            return Reply()
+        },
+        "playlistdelete": Entry(arguments: 2...2) { mpd, args, _ throws(Ack) in
+            try mpd.editPlaylist(args[0]!) { items throws(Ack) in
+                items.removeSubrange(try args.range(1, count: items.count))
+            }
+            return Reply()
+        },
+        "playlistmove": Entry(arguments: 3...3) { mpd, args, _ throws(Ack) in
+            try mpd.editPlaylist(args[0]!) { items throws(Ack) in
+                let from = try args.range(1, count: items.count)
+                let moved = Array(items[from])
+                items.removeSubrange(from)
+                let to = try args.position(2, count: items.count)
+                items.insert(contentsOf: moved, at: to)
+            }
+            return Reply()
+        },
+        "playlistclear": Entry(arguments: 1...1) { mpd, args, _ throws(Ack) in
+            try mpd.editPlaylist(args[0]!, creating: true) { items throws(Ack) in items.removeAll() }
+            return Reply()
+        },
+        "searchaddpl": Entry(arguments: 2...Int.max) { mpd, args, _ throws(Ack) in
+            let found = try mpd.find(Array(args.values.dropFirst()), exact: false).songs.map(\.item.id)
+            try mpd.editPlaylist(args[0]!, creating: true) { items throws(Ack) in items += found }
+            return Reply()
+        },
         "albumart": Entry(arguments: 2...2) { mpd, args, client throws(Ack) in
             try mpd.cover(args[0]!, offset: args.unsigned(1), client: client, typed: false)
         },
@@ -98,6 +132,32 @@ extension MPDCommands {
         return items.map { (names[$0.id] ?? $0.localPath ?? $0.remoteURL ?? "", $0) }
     }
 
+    /// Changes a stored playlist's items (library ids, in order); `creating`: one
+    /// that does not exist starts empty, as `playlistadd` makes one in MPD.
+    func editPlaylist(_ name: String, creating: Bool = false, _ edit: (inout [Int64]) throws(Ack) -> Void) throws(Ack) {
+        let name = try Self.playlistName(name)
+        var items: [Int64] = []
+        if let playlist = try storedPlaylists().first(where: { $0.name == name }) {
+            items = try withLibrary { try $0.playlistItems(id: playlist.id) }.map(\.id)
+        } else if !creating {
+            throw Ack.noExist("No such playlist")
+        }
+        try edit(&items)
+        try withLibrary { try $0.writePlaylist(name, items: items) }
+        raised.insert(.storedPlaylist)
+    }
+
+    /// The database's songs of a name: one song, or every song of a folder.
+    func databaseSongs(_ text: String) throws(Ack) -> [LibraryItem] {
+        let tree = try tree()
+        let name = MPDCommands.folderName(text)
+        let songs = tree.song(name).map { [$0] } ?? tree.songs(under: name).map(\.item)
+        guard !songs.isEmpty, LibraryTree.isPlainName(name) || URLParts.isRemote(name) else {
+            throw Ack.noExist("No such song or directory: \(text)")
+        }
+        return songs
+    }
+
     func addPlaylistLines(_ playlist: PlaylistInfo, to reply: inout Reply) {
         reply.add("playlist", playlist.name)
         reply.add("Last-Modified", UTCTime.iso8601(playlist.createdAt))
@@ -121,7 +181,7 @@ extension MPDCommands {
         guard let art = session.coverArt(for: target), art.lowercased().hasPrefix("file://") else {
             throw Ack.noExist("No file exists")
         }
-        let path = SongLines.file(art)
+        let path = SongLines.path(art)
         let folders = client.local ? nil : [musicFolder, coverFolder].compactMap { $0 }
         let request = CoverReader.Request(path: path, offset: offset, count: client.binaryLimit, folders: folders)
         // Read off the loop: the command runs again once it is.

@@ -62,7 +62,7 @@ extension MPDCommands {
             let queue = mpd.queue
             let range = args.count == 0 ? queue.entries.indices : try args.range(0, count: queue.count)
             var reply = Reply()
-            for i in range { SongLines.add(queue.entries[i], position: i, tags: client.tags, to: &reply) }
+            for i in range { SongLines.add(queue.entries[i], position: i, root: mpd.musicFolder, tags: client.tags, to: &reply) }
             return reply
         },
         "playlistid": Entry(arguments: 0...1) { mpd, args, client throws(Ack) in
@@ -70,21 +70,24 @@ extension MPDCommands {
             var reply = Reply()
             if args.count == 1 {
                 let (entry, position) = try mpd.entry(id: args.id(0))
-                SongLines.add(entry, position: position, tags: client.tags, to: &reply)
+                SongLines.add(entry, position: position, root: mpd.musicFolder, tags: client.tags, to: &reply)
             } else {
-                for (i, entry) in queue.entries.enumerated() { SongLines.add(entry, position: i, tags: client.tags, to: &reply) }
+                for (i, entry) in queue.entries.enumerated() {
+                    SongLines.add(entry, position: i, root: mpd.musicFolder, tags: client.tags, to: &reply)
+                }
             }
             return reply
         },
         "playlist": Entry(arguments: 0...0) { mpd, _, _ in
             var reply = Reply()
-            for (i, entry) in mpd.queue.entries.enumerated() { reply.add(String(i), "file: " + SongLines.file(entry.uri)) }
+            // MPD writes `0:file: NAME`, no space after the position.
+            for (i, entry) in mpd.queue.entries.enumerated() { reply.add("\(i):file", SongLines.file(entry.uri, root: mpd.musicFolder)) }
             return reply
         },
         "plchanges": Entry(arguments: 1...2) { mpd, args, client throws(Ack) in
             var reply = Reply()
             for i in try mpd.changedPositions(args) {
-                SongLines.add(mpd.queue.entries[i], position: i, tags: client.tags, to: &reply)
+                SongLines.add(mpd.queue.entries[i], position: i, root: mpd.musicFolder, tags: client.tags, to: &reply)
             }
             return reply
         },
@@ -204,8 +207,8 @@ extension MPDCommands {
 
     func findInQueue(_ filter: Filter, tags: Set<Tag>) -> Reply {
         var reply = Reply()
-        for (i, entry) in queue.entries.enumerated() where filter.matches(file: SongLines.file(entry.uri), entry.metadata) {
-            SongLines.add(entry, position: i, tags: tags, to: &reply)
+        for (i, entry) in queue.entries.enumerated() where filter.matches(file: SongLines.file(entry.uri, root: musicFolder), entry.metadata) {
+            SongLines.add(entry, position: i, root: musicFolder, tags: tags, to: &reply)
         }
         return reply
     }

@@ -1,3 +1,4 @@
+import Glibc
 import ReelCore
 
 /// `status`, `currentsong`, `stats` and the mixer, from the session's snapshot.
@@ -8,7 +9,7 @@ extension MPDCommands {
             var reply = Reply()
             let queue = mpd.queue
             if let current = queue.current, let position = queue.index(of: current.id) {
-                SongLines.add(current, position: position, tags: client.tags, to: &reply)
+                SongLines.add(current, position: position, root: mpd.musicFolder, tags: client.tags, to: &reply)
             }
             return reply
         },
@@ -96,6 +97,16 @@ extension MPDCommands {
         reply.add("uptime", (monotonicNow() - started) / 1_000_000)
         reply.add("db_playtime", items.compactMap(\.duration).reduce(0, +) / 1_000_000)
         reply.add("playtime", playtime / 1_000_000)
+        // Cantata loads no library without it, and mpc prints 1970: the last update, else the
+        // last item added, else start-up.
+        reply.add("db_update", lastUpdate ?? items.map(\.addedAt).filter { $0 > 0 }.max() ?? startedAt)
         return reply
+    }
+
+    /// Now, in Unix seconds.
+    static func wallClock() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Int64(now.tv_sec)
     }
 }

@@ -33,11 +33,15 @@ public final class MPDCommands {
     let coverFolder: String?
     var changes: ChangeTracker
     let started = monotonicNow()
+    /// Start-up in Unix seconds.
+    let startedAt = MPDCommands.wallClock()
     /// Time spent playing since start-up (`stats`' playtime).
     private var played: MediaTime = 0
     private var playingSince: MonotonicTime?
     /// The running `update`'s job number.
     var updating: Int?
+    /// When an `update` last ended (Unix seconds).
+    var lastUpdate: Int64?
     var nextUpdate = 0
     /// Changes the commands noticed themselves (an update started or ended), for the next `update`.
     var raised = Set<Subsystem>()
@@ -178,6 +182,13 @@ struct Arguments {
             throw Ack.argument("Float expected: \(values[i])")
         }
         return micros
+    }
+
+    /// A place to insert at: 0 through `count`.
+    func position(_ i: Int, count: Int) throws(Ack) -> Int {
+        let position = try unsigned(i)
+        guard position <= count else { throw Ack.argument("Bad song index") }
+        return position
     }
 
     /// `N` (one position) or `START:END` (END excluded; empty: to the end), within `count`.

@@ -5,7 +5,7 @@ import ReelCore
 /// `find` compares exactly; `search` ignores case.
 struct Filter: Equatable {
     enum Field: Equatable {
-        case tag(Tag), file, any
+        case tag(TagField), file, any
         /// Songs in this folder or below it.
         case base
     }
@@ -46,7 +46,7 @@ struct Filter: Equatable {
         case "file", "filename": return .file
         case "base": return .base
         default:
-            guard let tag = Tag(named: name) else { throw Ack.argument("Unknown filter type: \(name)") }
+            guard let tag = TagField(named: name) else { throw Ack.argument("Unknown filter type: \(name)") }
             return .tag(tag)
         }
     }
@@ -65,7 +65,8 @@ struct Filter: Equatable {
             return file.hasPrefix(prefix) || folder.isEmpty
         case .compare(let field, let op, let value):
             let values: [String] = switch field {
-            case .tag(let tag): tag.matchedValues(metadata)
+            // A song without the tag has it empty: `find date ""` finds the songs without a date, as in MPD.
+            case .tag(let tag): tag.listedValues(metadata)
             case .file: [file]
             case .any: [file] + Tag.allCases.flatMap { $0.values(metadata) }
             case .base: []

@@ -11,14 +11,21 @@ struct LibraryTree {
 
     /// `root`: the music folder, absolute, without a trailing slash; nil when there is none.
     init(_ items: [LibraryItem], root: String?) {
-        let prefix = root.map { $0 == "/" ? "/" : $0 + "/" }
         songs = items.compactMap { item -> (String, LibraryItem)? in
             guard let path = item.localPath else { return item.remoteURL.map { ($0, item) } }
-            guard let prefix, path.hasPrefix(prefix), path.count > prefix.count else { return nil }
-            return (String(path.dropFirst(prefix.count)), item)
+            return Self.name(ofPath: path, root: root).map { ($0, item) }
         }
         // Byte order: what MPD's sorting of names amounts to, and far cheaper than String's.
         .sorted { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) }
+    }
+
+    /// A local file's name in the database: its path below `root` (the music
+    /// folder, absolute, without a trailing slash); nil outside it.
+    static func name(ofPath path: String, root: String?) -> String? {
+        guard let root else { return nil }
+        let prefix = root == "/" ? "/" : root + "/"
+        guard path.hasPrefix(prefix), path.count > prefix.count else { return nil }
+        return String(path.dropFirst(prefix.count))
     }
 
     /// A name that stays inside the folder it is taken in: no `.` or `..`

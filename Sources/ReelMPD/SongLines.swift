@@ -11,15 +11,18 @@ public enum Tag: String, CaseIterable, Sendable {
         self = tag
     }
 
-    /// Every tag MPD 0.23 knows: clients may enable or disable any of them
-    /// (mpc does), though reel has no values for most.
-    static let mpdNames: Set<String> = Set([
+    /// Every tag MPD 0.23 knows, as MPD spells them: clients may enable or
+    /// disable any of them (mpc does), and filter, list and group by them,
+    /// though reel has no values for most.
+    static let mpdNames = [
         "Artist", "ArtistSort", "Album", "AlbumSort", "AlbumArtist", "AlbumArtistSort", "Title", "TitleSort", "Track",
         "Name", "Genre", "Mood", "Date", "OriginalDate", "Composer", "ComposerSort", "Performer", "Conductor", "Work",
         "Ensemble", "Movement", "MovementNumber", "Location", "Grouping", "Comment", "Disc", "Label",
         "MUSICBRAINZ_ARTISTID", "MUSICBRAINZ_ALBUMID", "MUSICBRAINZ_ALBUMARTISTID", "MUSICBRAINZ_TRACKID",
         "MUSICBRAINZ_RELEASETRACKID", "MUSICBRAINZ_WORKID",
-    ].map { $0.lowercased() })
+    ]
+    /// MPD's spelling of a tag named in any case.
+    static let mpdSpelling = Dictionary(uniqueKeysWithValues: mpdNames.map { ($0.lowercased(), $0) })
 
     /// The values a search, a sort or a `list` sees: as MPD does, AlbumArtist
     /// falls back to Artist for a song that has none (most files have none).
@@ -43,12 +46,62 @@ public enum Tag: String, CaseIterable, Sendable {
     }
 }
 
+/// A tag as a client names it in a filter, `list`, a group or a sort: one
+/// reel keeps, or one of MPD's that reel has no values for, which every song
+/// has empty (so `find Date ""` finds every song, as MPD finds every song
+/// without a date).
+enum TagField: Equatable {
+    case kept(Tag)
+    case empty(String)
+
+    /// Nil for a name MPD does not know either.
+    init?(named name: String) {
+        if let tag = Tag(named: name) {
+            self = .kept(tag)
+        } else if let spelling = Tag.mpdSpelling[name.lowercased()] {
+            self = .empty(spelling)
+        } else {
+            return nil
+        }
+    }
+
+    /// How MPD writes its name in replies.
+    var name: String {
+        switch self {
+        case .kept(let tag): tag.rawValue
+        case .empty(let spelling): spelling
+        }
+    }
+
+    /// The values a search, a sort or a `list` sees.
+    func matchedValues(_ metadata: TrackMetadata) -> [String] {
+        switch self {
+        case .kept(let tag): tag.matchedValues(metadata)
+        case .empty: []
+        }
+    }
+
+    /// As MPD lists a song without the tag: with an empty value.
+    func listedValues(_ metadata: TrackMetadata) -> [String] {
+        let values = matchedValues(metadata)
+        return values.isEmpty ? [""] : values
+    }
+}
+
 enum SongLines {
-    /// What MPD calls a song's `file`: a local file's path, or the URL.
-    static func file(_ uri: String) -> String {
+    /// A local file's path (a file:// URI decoded), or the URL as it is.
+    static func path(_ uri: String) -> String {
         guard uri.lowercased().hasPrefix("file://") else { return uri }
         let path = uri.dropFirst(7).drop { $0 != "/" }
         return URLParts.percentDecoded(path) ?? String(path)
+    }
+
+    /// What MPD calls a song's `file`: its name in the database (relative to
+    /// the music folder `root`) when it lies there, else a local file's
+    /// absolute path (the Unix socket's client may queue any), or the URL.
+    static func file(_ uri: String, root: String?) -> String {
+        let local = path(uri)
+        return LibraryTree.name(ofPath: local, root: root) ?? local
     }
 
     /// A song's lines: file, the tags the client asked for, its length; and
@@ -64,8 +117,9 @@ enum SongLines {
         }
     }
 
-    static func add(_ entry: QueueEntry, position: Int, tags: Set<Tag>, to reply: inout Reply) {
-        add(file: file(entry.uri), entry.metadata, tags: tags, to: &reply)
+    /// A queue entry's lines; `root`: the music folder, which its file is named in.
+    static func add(_ entry: QueueEntry, position: Int, root: String?, tags: Set<Tag>, to reply: inout Reply) {
+        add(file: file(entry.uri, root: root), entry.metadata, tags: tags, to: &reply)
         reply.add("Pos", position)
         reply.add("Id", entry.id.raw)
     }

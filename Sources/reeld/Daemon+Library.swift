@@ -90,6 +90,12 @@ extension Daemon: LibrarySession {
         return items.count
     }
 
+    func writePlaylist(_ name: String, items: [Int64]) throws {
+        try store.savePlaylist(name, items: items)
+        playlistRevision += 1
+        if activePlaylist?.name == name { activePlaylist = try store.playlists().first { $0.name == name } }
+    }
+
     func loadPlaylist(id: Int64) throws -> Int? {
         guard let info = try store.playlists().first(where: { $0.id == id }) else { return nil }
         let items = try store.playlist(id: id)

@@ -18,16 +18,23 @@ final class MPDProtocolTests: DaemonTestCase {
         XCTAssertEqual(try status(), "Paused")
         try mpc("next")
         try waitForTitle("Tone 2")
+        try waitForStatus("Playing")   // as in MPD: next while paused plays the next song
+        try mpc("pause")
+        try waitForStatus("Paused")
         let current = try mpc("-f", "%title% by %artist% on %album%", "current")
         XCTAssertEqual(current, "Tone 2 by Reel Test on Tones")
         drainSignals()
         try mpc("seek", "0:05")
         XCTAssertEqual(waitForSignal { $0.member == "Seeked" }?.arguments.first?.int64, 5_000_000)
-        try mpc("prev")   // 5 s in: back to the start of the song, as the desktop's Previous does
-        XCTAssertEqual(waitForSignal { $0.member == "Seeked" }?.arguments.first?.int64, 0)
+        try mpc("prev")   // 5 s in: back to the start of the song, as the desktop's Previous does, and plays (MPD)
+        let restart = try XCTUnwrap(waitForSignal { $0.member == "Seeked" }?.arguments.first?.int64)
+        XCTAssertEqual(Double(restart), 0, accuracy: 2_000, "where it restarts, as heard once it plays")
         try mpc("prev")
         try waitForTitle("Tone 1")
-        try waitForStart()   // the load's Seeked: after it, nothing changes until asked
+        try waitForStart()   // the load's Seeked
+        try waitForStatus("Playing")   // previous while paused plays too
+        try mpc("pause")
+        try waitForStatus("Paused")   // after it, nothing changes until asked
         // `mpc idle` blocks until something changes: here, a media key.
         let idle = try ChildProcess(URL(fileURLWithPath: "/usr/bin/mpc"), ["idle", "player"], busAddress: bus.address,
                                     home: home, environment: ["MPD_HOST": socketPath])
@@ -120,7 +127,7 @@ final class MPDProtocolTests: DaemonTestCase {
             "current Tone 1",
             "titles ['Tone 1', 'Tone 2', 'untagged song.ogg']",
             "ids 3",
-            "stats ['albums', 'artists', 'db_playtime', 'playtime', 'songs', 'uptime']",
+            "stats ['albums', 'artists', 'db_playtime', 'db_update', 'playtime', 'songs', 'uptime']",
             "commands True True",
             "tagtypes ['Artist', 'Album', 'AlbumArtist', 'Title', 'Track', 'Name', 'Genre']",
             "outputs [{'outputid': '0', 'outputname': 'reel', 'plugin': 'mpv', 'outputenabled': '1'}]",
@@ -186,7 +193,9 @@ final class MPDProtocolTests: DaemonTestCase {
         XCTAssertEqual(try tracks().count, 3)
         try mpc("move", "3", "1")
         // By file: a file added without tags shows its title once its probe is back.
-        XCTAssertEqual(try mpc("-f", "%file%", "playlist"), [3, 1, 2].map { media.tones[$0 - 1].path }.joined(separator: "\n"))
+        // Named as the database names them: the tones lie in the music folder.
+        XCTAssertEqual(try mpc("-f", "%file%", "playlist"),
+                       [3, 1, 2].map { media.tones[$0 - 1].lastPathComponent }.joined(separator: "\n"))
         let added = waitForSignal { $0.member == "TrackAdded" }
         XCTAssertNotNil(added, "a move shows on the TrackList")
         try mpc("del", "2")
@@ -308,5 +317,39 @@ final class MPDDatabaseTests: DaemonTestCase {
         try FileManager.default.copyItem(at: media.tones[3], to: music.appendingPathComponent("Beta/tone4.ogg"))
         try mpc("--wait", "update")
         XCTAssertEqual(try mpc("ls", "Beta"), "Beta/tone3.ogg\nBeta/tone4.ogg", "update found the new file")
+    }
+
+    func testPythonMPDSeesTheDatabaseAsMPDShowsIt() throws {
+        // What cantata, ncmpcpp and sonata ask of MPD 0.23 (issue 31), parsed by python-mpd.
+        let music = try musicFolder()
+        try startWithMPD([], ["--paused", "--music-dir", music.path])
+        XCTAssertEqual(try reel("lib", "add", music.path).0, 0)
+        let out = try pythonMPD("""
+            while int(client.stats()["songs"]) < 3:
+                client.idle("database")
+            print("db_update", int(client.stats()["db_update"]) > 1600000000)
+            client.add("Alpha/tone2.ogg")
+            print("queue", [s["file"] for s in client.playlistinfo()], client.playlist())
+            print("dates", client.list("date"), len(client.find("Date", "")), client.find("disc", "2"))
+            print("groups", client.list("album", "group", "date"))
+            print("count", client.count("group", "artist"))
+            print("partitions", client.listpartitions())
+            client.playlistadd("mix", "Beta"); client.playlistadd("mix", "Alpha/tone1.ogg")
+            client.playlistmove("mix", 0, 1); client.playlistdelete("mix", 0)
+            print("mix", client.listplaylist("mix"))
+            client.playlistclear("mix"); print("cleared", client.listplaylist("mix"))
+            """)
+        for expected in [
+            "db_update True",
+            "queue ['Alpha/tone2.ogg'] ['file: Alpha/tone2.ogg']",   // python-mpd's parse of MPD's `0:file: NAME`
+            "dates [{'date': ''}] 3 []",
+            "groups [{'date': '', 'album': 'Tones'}]",
+            "count {'artist': 'Reel Test', 'songs': '3', 'playtime': '",
+            "partitions [{'partition': 'default'}]",
+            "mix ['Beta/tone3.ogg']",
+            "cleared []",
+        ] {
+            XCTAssertTrue(out.contains(expected), "\(expected) not in:\n\(out)")
+        }
     }
 }

@@ -170,4 +170,12 @@ final class ClientProtocolTests: XCTestCase {
         XCTAssertEqual(String(decoding: inList.client.takeOutput(), as: UTF8.self), "ACK [3@0] {password} incorrect password\n")
         XCTAssertEqual(inList.send("password s3cret"), "OK\n")
     }
+
+    func testOnePartitionAsMPDHasBeforeAnyIsMade() {
+        let c = Conversation()
+        XCTAssertEqual(c.send("listpartitions"), "partition: default\nOK\n")
+        XCTAssertEqual(c.send("partition default"), "OK\n")
+        XCTAssertEqual(c.send("partition other"), "ACK [50@0] {partition} partition does not exist\n")
+        XCTAssertEqual(c.pairs("status")["partition"], "default")
+    }
 }

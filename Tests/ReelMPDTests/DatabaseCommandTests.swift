@@ -34,6 +34,7 @@ final class DatabaseCommandTests: XCTestCase {
     func testListallGivesEveryFolderOnceBeforeItsSongs() {
         let c = stocked()
         XCTAssertEqual(c.send("listall Abba"), """
+            directory: Abba
             directory: Abba/Arrival
             file: Abba/Arrival/01 Money.ogg
             directory: Abba/Gold
@@ -94,11 +95,14 @@ final class DatabaseCommandTests: XCTestCase {
             Artist: Abba
             Album: Arrival
             Album: Gold
+            Artist: Pod
+            Album: 
             OK
 
-            """)
+            """, "a song without the tag is listed with it empty, as MPD does")
         XCTAssertEqual(lines(c, "list album artist Abba", "Album"), ["Arrival", "Gold"])
-        XCTAssertEqual(c.send("list mood"), "ACK [2@0] {list} Unknown tag type: mood\n")
+        XCTAssertEqual(c.send("list mood"), "Mood: \nOK\n", "a tag of MPD's that reel keeps no values for: empty")
+        XCTAssertEqual(c.send("list nonsense"), "ACK [2@0] {list} Unknown tag type: nonsense\n")
         // As in MPD, a song without AlbumArtist is listed and found under its Artist.
         XCTAssertEqual(lines(c, "list albumartist", "AlbumArtist"), ["AC/DC", "Abba", "Pod"])
         XCTAssertEqual(lines(c, "find albumartist Abba", "Title").count, 3)
@@ -187,6 +191,63 @@ final class DatabaseCommandTests: XCTestCase {
         XCTAssertEqual(UTCTime.iso8601(951_782_400), "2000-02-29T00:00:00Z")
         XCTAssertEqual(UTCTime.iso8601(1_796_083_199), "2026-11-30T23:59:59Z")
         XCTAssertEqual(UTCTime.iso8601(-1), "1969-12-31T23:59:59Z")
+    }
+
+    func testMPDsTagsWithoutValuesFilterListAndGroupAsEmpty() {
+        // ncmpcpp sends these, and looped on their refusal (issue 31).
+        let c = stocked()
+        XCTAssertEqual(lines(c, #"find "(Date == \"\")""#, "Title").count, 5, "every song has no date")
+        XCTAssertEqual(lines(c, #"find Date """#, "Title").count, 5)
+        XCTAssertEqual(lines(c, #"find disc "2""#, "Title"), [])
+        XCTAssertEqual(c.send("list date"), "Date: \nOK\n")
+        XCTAssertEqual(lines(c, "list album group date", "Album"), ["", "Arrival", "Back in Black", "Gold"])
+        XCTAssertEqual(lines(c, "list album group date", "Date"), [""])
+        XCTAssertEqual(c.send(#"find Nonsense "x""#), "ACK [2@0] {find} Unknown filter type: Nonsense\n")
+        XCTAssertEqual(lines(c, #"find album """#, "Title"), ["Episode 1"], "a song without an album has it empty")
+    }
+
+    func testOldFormsCountWithoutAFilterAndStats() {
+        let c = stocked()
+        XCTAssertEqual(lines(c, #"list album "Abba""#, "Album"), ["Arrival", "Gold"], "list album ARTIST, the old form")
+        XCTAssertEqual(c.send("count group artist"), """
+            Artist: AC/DC
+            songs: 1
+            playtime: 60
+            Artist: Abba
+            songs: 3
+            playtime: 240
+            Artist: Pod
+            songs: 1
+            playtime: 60
+            OK
+
+            """)
+        let stats = c.pairs("stats")
+        XCTAssertEqual(stats["songs"], "5")
+        XCTAssertGreaterThan(Int64(stats["db_update"] ?? "") ?? 0, 1_600_000_000, "cantata loads no library without it: \(stats)")
+    }
+
+    func testStoredPlaylistsAreEditedInPlace() {
+        let c = stocked()
+        XCTAssertEqual(c.send(#"playlistadd Mix "Abba/Gold/02 Waterloo.ogg""#), "OK\n", "makes the playlist")
+        XCTAssertEqual(c.send("playlistadd Mix ACDC"), "OK\n", "a folder adds its songs")
+        XCTAssertEqual(c.send(#"playlistadd Mix "Abba/Arrival/01 Money.ogg" 0"#), "OK\n")
+        XCTAssertEqual(lines(c, "listplaylist Mix", "file"),
+                       ["Abba/Arrival/01 Money.ogg", "Abba/Gold/02 Waterloo.ogg", "ACDC/Back in Black/01 Hells Bells.ogg"])
+        XCTAssertEqual(c.send("playlistmove Mix 0 2"), "OK\n")
+        XCTAssertEqual(lines(c, "listplaylistinfo Mix", "Title"), ["Waterloo", "Hells Bells", "Money, Money, Money"])
+        XCTAssertEqual(c.send("playlistdelete Mix 1"), "OK\n")
+        XCTAssertEqual(lines(c, "listplaylistinfo Mix", "Title"), ["Waterloo", "Money, Money, Money"])
+        XCTAssertEqual(c.send("playlistdelete Mix 5"), "ACK [2@0] {playlistdelete} Bad song index\n")
+        XCTAssertEqual(c.send("playlistdelete None 0"), "ACK [50@0] {playlistdelete} No such playlist\n")
+        XCTAssertEqual(c.send("playlistadd Mix /etc/passwd"), "ACK [50@0] {playlistadd} No such song or directory: /etc/passwd\n")
+        XCTAssertEqual(c.send(#"searchaddpl Mix title "bells""#), "OK\n")
+        XCTAssertEqual(lines(c, "listplaylistinfo Mix", "Title"), ["Waterloo", "Money, Money, Money", "Hells Bells"])
+        XCTAssertEqual(c.send("playlistclear Mix"), "OK\n")
+        XCTAssertEqual(c.send("listplaylist Mix"), "OK\n")
+        XCTAssertEqual(c.send("playlistadd a/b ACDC"), "ACK [2@0] {playlistadd} Bad playlist name\n")
+        _ = c.endTurn()
+        XCTAssertEqual(c.send("idle stored_playlist"), "changed: stored_playlist\nOK\n")
     }
 }
 

@@ -5,7 +5,7 @@ import XCTest
 final class QueueCommandTests: XCTestCase {
     /// The files of the queue, in order.
     func files(_ c: Conversation) -> [String] {
-        c.send("playlist").split(separator: "\n").dropLast().map { String($0.split(separator: " ", maxSplits: 2)[2]) }
+        c.send("playlist").split(separator: "\n").dropLast().map { String($0[$0.range(of: ":file: ")!.upperBound...]) }
     }
 
     func filled(_ names: String...) -> Conversation {
@@ -145,5 +145,20 @@ final class QueueCommandTests: XCTestCase {
         XCTAssertEqual(c.send("playlistsearch artist abba").contains("file: /b"), true, "search ignores case")
         XCTAssertEqual(c.send(#"playlistfind "(artist == \"AC/DC\")""#).contains("file: /a"), true)
         XCTAssertEqual(c.send(#"playlistfind "(artist == \"AC/DC\")""#).contains("file: /b"), false)
+    }
+
+    func testQueuedSongsAreNamedAsTheDatabaseNamesThem() {
+        let c = Conversation()
+        c.library.add("/music/Abba/Gold/02 Waterloo.ogg", title: "Waterloo")
+        XCTAssertEqual(c.send(#"add "Abba/Gold/02 Waterloo.ogg""#), "OK\n")
+        XCTAssertEqual(c.send("add /elsewhere/x.ogg"), "OK\n", "the Unix socket's client may queue any file")
+        // As MPD writes them: `0:file: NAME`, the database's name for a song in the music folder.
+        XCTAssertEqual(c.send("playlist"), "0:file: Abba/Gold/02 Waterloo.ogg\n1:file: /elsewhere/x.ogg\nOK\n")
+        XCTAssertEqual(c.pairs("playlistinfo 0")["file"], "Abba/Gold/02 Waterloo.ogg")
+        XCTAssertEqual(c.pairs("playlistid \(c.session.queue.entries[0].id.raw)")["file"], "Abba/Gold/02 Waterloo.ogg")
+        XCTAssertTrue(c.send("plchanges 0").contains("file: Abba/Gold/02 Waterloo.ogg\n"))
+        XCTAssertTrue(c.send(#"playlistfind file "Abba/Gold/02 Waterloo.ogg""#).contains("Pos: 0"))
+        c.send("play 0")
+        XCTAssertEqual(c.pairs("currentsong")["file"], "Abba/Gold/02 Waterloo.ogg")
     }
 }

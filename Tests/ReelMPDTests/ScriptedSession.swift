@@ -200,6 +200,13 @@ final class ScriptedLibrary: LibrarySession {
         return ids.count
     }
 
+    func writePlaylist(_ name: String, items ids: [Int64]) throws {
+        let id = stored.first { $0.info.name == name }?.info.id ?? Int64(stored.count + 100)
+        stored.removeAll { $0.info.name == name }
+        stored.append((PlaylistInfo(id: id, name: name, count: ids.count, createdAt: 1_767_225_600), ids))
+        playlistRevision += 1
+    }
+
     func loadPlaylist(id: Int64) throws -> Int? { nil }
     func playlists() throws -> [PlaylistInfo] { stored.map(\.info).sorted { $0.name < $1.name } }
     func playlistItems(id: Int64) throws -> [LibraryItem] {

@@ -34,8 +34,15 @@ final class StatusCommandTests: XCTestCase {
         XCTAssertEqual(c.pairs("status")["state"], "pause")
         c.send("pause 0")
         XCTAssertEqual(c.pairs("status")["state"], "play")
+        c.send("pause 1", "next")
+        XCTAssertEqual(c.pairs("status")["state"], "play", "next plays when paused, as in MPD")
+        XCTAssertEqual(c.pairs("status")["song"], "1")
+        c.send("pause 1", "previous")
+        XCTAssertEqual(c.pairs("status")["state"], "play", "and so does previous")
         c.send("stop")
         XCTAssertEqual(c.pairs("status")["state"], "stop")
+        c.send("next")
+        XCTAssertEqual(c.pairs("status")["state"], "stop", "a stopped player stays stopped")
         c.send("pause 0")
         XCTAssertEqual(c.pairs("status")["state"], "stop", "pause 0 does not start a stopped player")
     }
@@ -151,6 +158,8 @@ final class StatusCommandTests: XCTestCase {
         XCTAssertThrowsError(try matches([#"(artist === "x")"#]))
         XCTAssertThrowsError(try matches([#"(artist == "x""#]))
         XCTAssertThrowsError(try matches(["artist"]))
-        XCTAssertThrowsError(try matches(["mood", "calm"]))
+        XCTAssertFalse(try matches(["mood", "calm"]), "a tag of MPD's that reel keeps no values for is empty")
+        XCTAssertTrue(try matches(["mood", ""]))
+        XCTAssertThrowsError(try matches(["nonsense", "calm"]))
     }
 }

@@ -198,7 +198,9 @@ class DaemonTestCase: XCTestCase {
         throw TestFailure("Metadata never announced \(title)")
     }
 
+    /// Returns at once when the status is already `status` (its change may have come with another property's).
     func waitForStatus(_ status: String, timeout: Double = 10) throws {
+        if try self.status() == status { return }
         while let changed = waitForChange("PlaybackStatus", timeout: timeout) {
             if changed["PlaybackStatus"]?.string == status { return }
         }
