@@ -49,19 +49,29 @@ public struct ProbedItem: Equatable, Sendable {
     public var genre: String?
     /// Catalogued from a feed: an episode, which resumes whatever its length.
     public var fromFeed = false
+    /// The tags MPD's clients read besides the common ones.
+    public var albumArtist: String?
+    public var track: Int?
+    public var disc: Int?
+    public var date: String?
 
     /// The engine's view of the tags.
     public var metadata: TrackMetadata {
-        TrackMetadata(title: title, artists: artist.map { [$0] } ?? [], album: album,
-                      genres: TrackMetadata.genres(fromTag: genre), length: duration,
+        TrackMetadata(title: title, artists: artist.map { [$0] } ?? [], albumArtists: albumArtist.map { [$0] } ?? [],
+                      album: album, genres: TrackMetadata.genres(fromTag: genre), trackNumber: track, disc: disc, date: date,
+                      length: duration,
                       artURL: cover.map { $0.hasPrefix("/") ? URL(fileURLWithPath: $0).absoluteString : $0 })
     }
 
     public init(title: String? = nil, artist: String? = nil, album: String? = nil, duration: MediaTime? = nil,
                 cover: String? = nil, localPath: String? = nil, remoteURL: String? = nil, genre: String? = nil,
-                fromFeed: Bool = false) {
+                fromFeed: Bool = false, albumArtist: String? = nil, track: Int? = nil, disc: Int? = nil, date: String? = nil) {
         self.genre = genre
         self.fromFeed = fromFeed
+        self.albumArtist = albumArtist
+        self.track = track
+        self.disc = disc
+        self.date = date
         self.title = title
         self.artist = artist
         self.album = album

@@ -28,7 +28,13 @@ public struct ContainerTags: Sendable {
     /// The GENRE tag as found (several genres joined by ";").
     public var genre: String? { first("genre") }
     /// "3/12" and "03" both mean track 3.
-    public var trackNumber: Int? { first("track", "tracknumber").flatMap { Int($0.prefix { $0.isNumber }) } }
+    public var trackNumber: Int? { first("track", "tracknumber").flatMap(Self.leadingNumber) }
+    /// "2/2" and "2" both mean disc 2.
+    public var disc: Int? { first("disc", "discnumber", "disk").flatMap(Self.leadingNumber) }
+    /// The date as found: a year, or a full date.
+    public var date: String? { first("date", "year") }
+
+    private static func leadingNumber(_ text: String) -> Int? { Int(text.prefix { $0.isNumber }) }
 
     public func apply(to metadata: inout TrackMetadata) {
         metadata.title = title
@@ -37,5 +43,7 @@ public struct ContainerTags: Sendable {
         metadata.album = album
         metadata.genres = TrackMetadata.genres(fromTag: genre)
         if let trackNumber { metadata.trackNumber = trackNumber }
+        if let disc { metadata.disc = disc }
+        if let date { metadata.date = date }
     }
 }

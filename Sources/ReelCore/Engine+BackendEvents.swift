@@ -184,6 +184,8 @@ extension Engine {
         merged.album = tags.album ?? old.album
         if !tags.genres.isEmpty { merged.genres = tags.genres }
         merged.trackNumber = tags.trackNumber ?? old.trackNumber
+        merged.disc = tags.disc ?? old.disc
+        merged.date = tags.date ?? old.date
         merged.length = tags.length ?? old.length
         merged.artURL = tags.artURL ?? old.artURL
         guard merged != old else { return [] }

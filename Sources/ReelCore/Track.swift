@@ -24,6 +24,8 @@ public struct TrackMetadata: Equatable, Sendable {
         var album: String?
         var genres: [String] = []
         var trackNumber: Int?
+        var disc: Int?
+        var date: String?
         var length: MediaTime?
         var artURL: String?
         var streamTitle: String?
@@ -54,6 +56,10 @@ public struct TrackMetadata: Equatable, Sendable {
     /// `xesam:genre`: bluez's AVRCP bridge and KDE read it.
     public var genres: [String] { get { self[\.genres] } set { self[\.genres] = newValue } }
     public var trackNumber: Int? { get { self[\.trackNumber] } set { self[\.trackNumber] = newValue } }
+    /// The disc of a set (DISCNUMBER), for MPD's `Disc`.
+    public var disc: Int? { get { self[\.disc] } set { self[\.disc] = newValue } }
+    /// The DATE tag as found ("1976", "1976-10-11"), for MPD's `Date`.
+    public var date: String? { get { self[\.date] } set { self[\.date] = newValue } }
     public var length: MediaTime? { get { self[\.length] } set { self[\.length] = newValue } }
     public var artURL: String? { get { self[\.artURL] } set { self[\.artURL] = newValue } }
     /// What a live stream says plays now (ICY StreamTitle): shown, never stored.
@@ -62,9 +68,10 @@ public struct TrackMetadata: Equatable, Sendable {
     public var station: String? { get { self[\.station] } set { self[\.station] = newValue } }
 
     public init(title: String? = nil, artists: [String] = [], albumArtists: [String] = [], album: String? = nil,
-                genres: [String] = [], trackNumber: Int? = nil, length: MediaTime? = nil, artURL: String? = nil) {
+                genres: [String] = [], trackNumber: Int? = nil, disc: Int? = nil, date: String? = nil,
+                length: MediaTime? = nil, artURL: String? = nil) {
         let fields = Fields(title: title, artists: artists, albumArtists: albumArtists, album: album, genres: genres,
-                            trackNumber: trackNumber, length: length, artURL: artURL)
+                            trackNumber: trackNumber, disc: disc, date: date, length: length, artURL: artURL)
         box = fields == Fields() ? Box.empty : Box(fields)
     }
 

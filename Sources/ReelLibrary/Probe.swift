@@ -70,8 +70,10 @@ public enum Probe {
         }
         // Containers keep tags on the format (MP3, MP4) or on the stream (Ogg); the format's win.
         let tags = ContainerTags(layers: streams.compactMap(\.tags?.values) + [format.tags?.values].compactMap { $0 })
-        return ProbedItem(title: tags.title, artist: tags.artist, album: tags.album,
-                          duration: seconds.flatMap(MediaTime.fromSeconds), genre: tags.genre)
+        var item = ProbedItem(title: tags.title, artist: tags.artist, album: tags.album,
+                              duration: seconds.flatMap(MediaTime.fromSeconds), genre: tags.genre)
+        (item.albumArtist, item.track, item.disc, item.date) = (tags.albumArtist, tags.trackNumber, tags.disc, tags.date)
+        return item
     }
 }
 

@@ -83,6 +83,14 @@ enum Schema {
         ALTER TABLE items ADD COLUMN genre TEXT;
         ALTER TABLE items ADD COLUMN from_feed INTEGER NOT NULL DEFAULT 0;
         """,
+        // 4: the tags MPD's clients group and sort by: album artist, track, disc, date.
+        // Items imported before have none until imported again (MPD's `update` does).
+        """
+        ALTER TABLE items ADD COLUMN album_artist TEXT;
+        ALTER TABLE items ADD COLUMN track INTEGER;
+        ALTER TABLE items ADD COLUMN disc INTEGER;
+        ALTER TABLE items ADD COLUMN date TEXT;
+        """,
     ]
 
     static var version: Int64 { Int64(migrations.count) }

@@ -3,7 +3,7 @@ import ReelCore
 /// The tags reel knows, by MPD's names, in the order MPD lists them.
 public enum Tag: String, CaseIterable, Sendable {
     case artist = "Artist", album = "Album", albumArtist = "AlbumArtist", title = "Title", track = "Track"
-    case name = "Name", genre = "Genre"
+    case name = "Name", genre = "Genre", date = "Date", disc = "Disc"
 
     /// A tag named by a client, in any case.
     init?(named name: String) {
@@ -42,6 +42,8 @@ public enum Tag: String, CaseIterable, Sendable {
         case .track: metadata.trackNumber.map { [String($0)] } ?? []
         case .name: metadata.station.map { [$0] } ?? []
         case .genre: metadata.genres
+        case .date: metadata.date.map { [$0] } ?? []
+        case .disc: metadata.disc.map { [String($0)] } ?? []
         }
     }
 }

@@ -27,6 +27,7 @@ public enum MetadataMap {
         if let album = m.album { pairs.append(("xesam:album", .string(album))) }
         if !m.genres.isEmpty { pairs.append(("xesam:genre", .strings(m.genres))) }
         if let track = m.trackNumber, let n = Int32(exactly: track) { pairs.append(("xesam:trackNumber", .int32(n))) }
+        if let disc = m.disc, let n = Int32(exactly: disc) { pairs.append(("xesam:discNumber", .int32(n))) }
         if let art = m.artURL { pairs.append(("mpris:artUrl", .string(art))) }
         return .vardict(pairs)
     }

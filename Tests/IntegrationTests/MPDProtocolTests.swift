@@ -133,7 +133,7 @@ final class MPDProtocolTests: DaemonTestCase {
             "ids 3",
             "stats ['albums', 'artists', 'db_playtime', 'db_update', 'playtime', 'songs', 'uptime']",
             "commands True True",
-            "tagtypes ['Artist', 'Album', 'AlbumArtist', 'Title', 'Track', 'Name', 'Genre']",
+            "tagtypes ['Artist', 'Album', 'AlbumArtist', 'Title', 'Track', 'Name', 'Genre', 'Date', 'Disc']",
             "outputs [{'outputid': '0', 'outputname': 'reel', 'plugin': 'mpv', 'outputenabled': '1'}]",
             "list 2",
             "error [50@0] {playid} No such song",
@@ -326,11 +326,21 @@ final class MPDDatabaseTests: DaemonTestCase {
     func testPythonMPDSeesTheDatabaseAsMPDShowsIt() throws {
         // What cantata, ncmpcpp and sonata ask of MPD 0.23 (issue 31), parsed by python-mpd.
         let music = try musicFolder()
+        // A compilation's track, tagged as taggers write them (imported through ffprobe).
+        let gamma = music.appendingPathComponent("Gamma")
+        try FileManager.default.createDirectory(at: gamma, withIntermediateDirectories: true)
+        try Tones.ffmpeg(["-f", "lavfi", "-i", "sine=duration=1", "-c:a", "libvorbis", "-metadata", "title=Hit",
+                          "-metadata", "artist=Singer", "-metadata", "album=Hits", "-metadata", "album_artist=Various",
+                          "-metadata", "tracknumber=7/12", "-metadata", "discnumber=2/2", "-metadata", "date=1976",
+                          gamma.appendingPathComponent("hit.ogg").path])
         try startWithMPD([], ["--paused", "--music-dir", music.path])
         XCTAssertEqual(try reel("lib", "add", music.path).0, 0)
         let out = try pythonMPD("""
-            while int(client.stats()["songs"]) < 3:
+            while int(client.stats()["songs"]) < 4:
                 client.idle("database")
+            hit = client.find("albumartist", "Various")
+            print("hit", [(s["file"], s["artist"], s["albumartist"], s["track"], s["disc"], s["date"]) for s in hit])
+            print("albums", client.list("album", "group", "albumartist"))
             print("db_update", int(client.stats()["db_update"]) > 1600000000)
             client.add("Alpha/tone2.ogg")
             print("queue", [s["file"] for s in client.playlistinfo()], client.playlist())
@@ -346,9 +356,11 @@ final class MPDDatabaseTests: DaemonTestCase {
         for expected in [
             "db_update True",
             "queue ['Alpha/tone2.ogg'] ['file: Alpha/tone2.ogg']",   // python-mpd's parse of MPD's `0:file: NAME`
-            "dates [{'date': ''}] 3 []",
-            "groups [{'date': '', 'album': 'Tones'}]",
-            "count {'artist': 'Reel Test', 'songs': '3', 'playtime': '",
+            "hit [('Gamma/hit.ogg', 'Singer', 'Various', '7', '2', '1976')]",
+            "albums [{'albumartist': 'Reel Ensemble', 'album': 'Tones'}, {'albumartist': 'Various', 'album': 'Hits'}]",
+            "dates [{'date': ''}, {'date': '1976'}] 3 [{'file': 'Gamma/hit.ogg'",
+            "groups [{'date': '', 'album': 'Tones'}, {'date': '1976', 'album': 'Hits'}]",
+            "count {'artist': ['Reel Test', 'Singer'], 'songs': ['3', '1'], ",
             "partitions [{'partition': 'default'}]",
             "mix ['Beta/tone3.ogg']",
             "cleared []",

@@ -30,4 +30,18 @@ final class ContainerTagsTests: XCTestCase {
         XCTAssertEqual(ContainerTags(["track": "3/12"]).trackNumber, 3)
         XCTAssertNil(ContainerTags(["track": "side A"]).trackNumber)
     }
+
+    func testDiscAndDateAsMPDsClientsReadThem() {
+        let tags = ContainerTags(["DISCNUMBER": "2/3", "DATE": "1976-10-11", "album_artist": "Various"])
+        XCTAssertEqual(tags.disc, 2)
+        XCTAssertEqual(tags.date, "1976-10-11")
+        var metadata = TrackMetadata()
+        tags.apply(to: &metadata)
+        XCTAssertEqual(metadata.disc, 2)
+        XCTAssertEqual(metadata.date, "1976-10-11")
+        XCTAssertEqual(metadata.albumArtists, ["Various"])
+        XCTAssertEqual(ContainerTags(["disc": "1"]).disc, 1)
+        XCTAssertEqual(ContainerTags(["year": "1999"]).date, "1999")
+        XCTAssertNil(ContainerTags(["disc": "A"]).disc)
+    }
 }

@@ -70,4 +70,27 @@ final class ImporterTests: TempDirTestCase {
             XCTAssertTrue("\(error)".contains("not a media file"), "\(error)")
         }
     }
+
+    func testTheTagsMPDsClientsGroupByAreImportedAndKept() throws {
+        // A compilation's track: its own artist, the album's artist, track, disc and date.
+        let file = dir.appendingPathComponent("track.ogg")
+        let ffmpeg = Process()
+        ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        ffmpeg.arguments = ["-v", "error", "-f", "lavfi", "-i", "sine=duration=0.5", "-c:a", "libvorbis",
+                            "-metadata", "title=Song", "-metadata", "artist=Singer", "-metadata", "album=Hits",
+                            "-metadata", "album_artist=Various", "-metadata", "tracknumber=7/12",
+                            "-metadata", "discnumber=2/2", "-metadata", "date=1976", file.path]
+        try ffmpeg.run()
+        ffmpeg.waitUntilExit()
+        XCTAssertEqual(ffmpeg.terminationStatus, 0)
+        let path = dir.appendingPathComponent("lib.sqlite3").path
+        let summary = Importer(libraryPath: path).run([file.path]) { _, _ in }
+        XCTAssertEqual(summary.added, 1, "\(summary.problems)")
+        let item = try XCTUnwrap(try Library(path: path).search("").first)
+        XCTAssertEqual(item.metadata.artists, ["Singer"])
+        XCTAssertEqual(item.metadata.albumArtists, ["Various"])
+        XCTAssertEqual(item.metadata.trackNumber, 7)
+        XCTAssertEqual(item.metadata.disc, 2)
+        XCTAssertEqual(item.metadata.date, "1976")
+    }
 }

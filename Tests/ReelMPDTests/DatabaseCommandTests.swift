@@ -249,7 +249,29 @@ final class DatabaseCommandTests: XCTestCase {
         _ = c.endTurn()
         XCTAssertEqual(c.send("idle stored_playlist"), "changed: stored_playlist\nOK\n")
     }
+
+    func testACompilationGroupsUnderItsAlbumArtistWithTrackDiscAndDate() {
+        let c = Conversation()
+        for (n, artist) in ["Singer", "Band"].enumerated() {
+            var info = ProbedItem(title: "Song \(n + 1)", artist: artist, album: "Hits", duration: 60_000_000,
+                                  localPath: "/music/Hits/\(n + 1).ogg")
+            (info.albumArtist, info.track, info.disc, info.date) = ("Various", n + 1, 2, "1976")
+            c.library.items.append(LibraryItem(id: Int64(n + 1), info: info))
+        }
+        c.settle()
+        XCTAssertEqual(c.send("list album group albumartist"), "AlbumArtist: Various\nAlbum: Hits\nOK\n",
+                       "a compilation under its album artist, not its track artists")
+        XCTAssertEqual(lines(c, "find albumartist Various", "Title"), ["Song 1", "Song 2"])
+        XCTAssertEqual(lines(c, "find albumartist Singer", "Title"), [])
+        XCTAssertEqual(c.send("list date"), "Date: 1976\nOK\n")
+        XCTAssertEqual(lines(c, #"find disc "2""#, "Title").count, 2)
+        let song = c.send(#"lsinfo "Hits/2.ogg""#)
+        for line in ["Artist: Band", "AlbumArtist: Various", "Track: 2", "Date: 1976", "Disc: 2"] {
+            XCTAssertTrue(song.contains(line + "\n"), "\(line) not in \(song)")
+        }
+    }
 }
+
 
 final class LibraryTreeTests: XCTestCase {
     func testTheDatabaseIsWhatLiesInTheMusicFolderAndTheRemoteOnes() {
