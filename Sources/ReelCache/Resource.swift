@@ -276,19 +276,27 @@ final class Resource: @unchecked Sendable {
         // One at a time: a persist that finds nothing new must not return before another's save is done.
         persisting.lock()
         defer { persisting.unlock() }
-        let claim = locked { () -> (ResourceRecord, Int64)? in
+        let claim = locked { () -> (ResourceRecord, Int64, ResourceRecord)? in
             // A live stream is never cached, nor a playlist, nor anything once the disk refused a write.
             guard kind != .live, kind != .direct, memory == nil, unsynced > 0 || record != persisted else { return nil }
             let gained = record.present.count - persisted.present.count
+            let before = persisted
             unsynced = 0
             persisted = record
-            return (record, gained)
+            return (record, gained, before)
         }
-        guard let (claim, gained) = claim else { return }
+        guard let (claim, gained, before) = claim else { return }
         do {
             try file.sync()
         } catch {
-            locked { fail("\(error)") }
+            // The disk failed under the bytes written since the last claim (EIO, EROFS): they are
+            // neither claimed nor trusted (a failed disk may drop them), but fetched again into
+            // memory, where what comes next goes on (a download fails).
+            locked {
+                record.present = before.present
+                persisted = before
+            }
+            _ = refusedByDisk(error)
             return
         }
         try? index.save(claim)

@@ -178,12 +178,20 @@ extension MPDCommands {
         } else {
             throw Ack.noExist("No file exists")
         }
-        guard let art = session.coverArt(for: target), art.lowercased().hasPrefix("file://") else {
-            throw Ack.noExist("No file exists")
-        }
-        let path = SongLines.path(art)
         let folders = client.local ? nil : [musicFolder, coverFolder].compactMap { $0 }
-        let request = CoverReader.Request(path: path, offset: offset, count: client.binaryLimit, folders: folders)
+        var request: CoverReader.Request
+        if let art = session.coverArt(for: target) {
+            guard art.lowercased().hasPrefix("file://") else { throw Ack.noExist("No file exists") }
+            request = CoverReader.Request(path: SongLines.path(art), offset: offset, count: client.binaryLimit, folders: folders)
+        } else {
+            // Perhaps a picture in the song itself, not extracted yet (it has not played).
+            let song = SongLines.path(target)
+            guard song.hasPrefix("/") else { throw Ack.noExist("No file exists") }
+            request = CoverReader.Request(path: song, offset: offset, count: client.binaryLimit, folders: folders)
+            request.embedded = true
+        }
+        // An extracted picture is a JPEG (the daemon's cover cache).
+        let path = request.embedded ? "embedded.jpg" : request.path
         // Read off the loop: the command runs again once it is.
         guard let outcome = covers.outcome(request) else { throw Ack.wait }
         let size: Int, chunk: ArraySlice<UInt8>

@@ -54,15 +54,17 @@ public final class MPDCommands {
     /// The loop polls this: a cover was read, and the clients that wait for one go on.
     public var coverNews: Int32 { covers.news.fd }
 
-    /// Throws when the pipe that tells of read covers cannot be made.
+    /// Throws when the pipe that tells of read covers cannot be made. `extractCover`: the
+    /// picture embedded in a local file, extracted into `coverFolder` (blocks; called off the loop).
     public init(session: any Session, library: (any LibrarySession)?, password: String?,
-                musicFolder: String? = nil, coverFolder: String? = nil) throws(SystemError) {
+                musicFolder: String? = nil, coverFolder: String? = nil,
+                extractCover: (@Sendable (_ path: String) -> String?)? = nil) throws(SystemError) {
         self.session = session
         self.library = library
         self.password = password
         self.musicFolder = musicFolder
         self.coverFolder = coverFolder
-        covers = try CoverReader()
+        covers = try CoverReader(extract: extractCover)
         changes = ChangeTracker(session)
         if let library { seen = (library.catalogueRevision, library.playlistRevision) }
     }

@@ -12,7 +12,9 @@ import ReelSystem
 final class CoverReader: @unchecked Sendable {
     // @unchecked: `done`, `doneBytes` and `asked` are under `lock`; the rest is immutable.
     struct Request: Hashable, Sendable {
+        /// The image, or with `embedded` the song whose picture it is.
         let path: String
+        var embedded = false
         let offset: Int
         let count: Int
         /// Where the image must lie, links resolved; nil: anywhere (the Unix socket's owner).
@@ -41,10 +43,17 @@ final class CoverReader: @unchecked Sendable {
 
     private let reading: @Sendable (Request) -> Outcome
 
+    /// `extract`: a song's embedded picture, extracted (the daemon's cover cache).
     /// `read`: how a chunk is read (tests stand in a disk that hangs).
-    init(read: @escaping @Sendable (Request) -> Outcome = CoverReader.read) throws(SystemError) {
+    init(extract: (@Sendable (String) -> String?)? = nil,
+         read: (@Sendable (Request) -> Outcome)? = nil) throws(SystemError) {
         news = try Mailbox()
-        reading = read
+        reading = read ?? { request in
+            guard request.embedded else { return CoverReader.read(request) }
+            // The song's picture, served at once, not only once the song has played.
+            guard let image = extract?(request.path) else { return .missing }
+            return CoverReader.read(Request(path: image, offset: request.offset, count: request.count, folders: request.folders))
+        }
     }
 
     /// What was read for `request`; nil when it is being read (`news` says when it is).

@@ -38,13 +38,18 @@ final class CoverArt: Sendable {
     /// posts its file:// URI to the loop. A file already extracted is reused.
     func extract(from uri: String, for entry: EntryID) {
         guard let url = URL(string: uri), url.isFileURL else { return }
-        let target = cacheDir.appendingPathComponent(Self.cacheName(for: url))
-        queue.async { [results] in
-            if !FileManager.default.fileExists(atPath: target.path) {
-                guard Self.runFFmpeg(input: url.path, output: target) else { return }
-            }
-            results.post(.coverArt(entry, target.absoluteString))
+        queue.async { [self] in
+            guard let target = extractNow(from: url.path) else { return }
+            results.post(.coverArt(entry, URL(fileURLWithPath: target).absoluteString))
         }
+    }
+
+    /// The embedded picture of a local file, extracted now (or before) into the
+    /// cache; its path, or nil when it has none. Blocks: any thread but the loop's.
+    @Sendable func extractNow(from path: String) -> String? {
+        let target = cacheDir.appendingPathComponent(Self.cacheName(for: URL(fileURLWithPath: path)))
+        if FileManager.default.fileExists(atPath: target.path) { return target.path }
+        return Self.runFFmpeg(input: path, output: target) ? target.path : nil
     }
 
     /// Names the cached image after the file's path, size and modification time,

@@ -67,7 +67,7 @@ final class Daemon: Session {
     func openMPD(socketPath: String?, tcp: ListenAddress?, password: String?, timeout: MediaTime,
                  musicFolder: String) throws(SystemError) {
         let commands = try MPDCommands(session: self, library: library.library == nil ? nil : self, password: password,
-                                   musicFolder: musicFolder, coverFolder: art.cacheDir.path)
+                                   musicFolder: musicFolder, coverFolder: art.cacheDir.path, extractCover: art.extractNow)
         mpd = try MPDServer(commands: commands, socketPath: socketPath, tcp: tcp, timeout: timeout)
         controlAddresses = [socketPath, mpd?.tcpAddress?.description].compactMap { $0.map { "mpd:" + $0 } }
     }

@@ -368,4 +368,18 @@ final class MPDDatabaseTests: DaemonTestCase {
             XCTAssertTrue(out.contains(expected), "\(expected) not in:\n\(out)")
         }
     }
+
+    func testAnEmbeddedPictureIsServedBeforeTheSongHasPlayed() throws {
+        // Cantata and ncmpcpp ask for covers of songs in the library, not only of the one playing.
+        try startWithMPD([], ["--paused"])
+        XCTAssertEqual(try reel("lib", "add", media.embeddedArt.path).0, 0)
+        let name = media.embeddedArt.lastPathComponent
+        var listed = ""
+        let deadline = Date().addingTimeInterval(10)
+        repeat { listed = try mpc("ls") } while !listed.contains(name) && Date() < deadline
+        let picture = try mpcFile("readpicture", name)
+        XCTAssertGreaterThan(picture.count, 100, "no picture")
+        XCTAssertEqual(Array(picture.prefix(3)), [0xFF, 0xD8, 0xFF], "a JPEG")
+        XCTAssertEqual(try tracks().count, 0, "nothing was queued or played for it")
+    }
 }

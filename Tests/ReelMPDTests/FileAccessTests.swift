@@ -106,10 +106,10 @@ final class FileAccessTests: XCTestCase {
         c.session.covers[music.appendingPathComponent("Album/a.ogg").path] = music.appendingPathComponent("Album/cover.jpg").absoluteString
         // A disk that hangs in open(2) or read(2) until it is let go.
         let disk = DispatchSemaphore(value: 0)
-        c.commands.covers = try CoverReader { request in
+        c.commands.covers = try CoverReader(read: { request in
             disk.wait()
             return CoverReader.read(request)
-        }
+        })
         let other = ClientProtocol(commands: c.commands, authorized: true)
         _ = other.takeOutput()
 
@@ -145,4 +145,29 @@ final class FileAccessTests: XCTestCase {
         XCTAssertEqual(c.send("command_list_begin", "albumart Album/a.ogg 0", "albumart Odd/b.ogg 0", "ping", "command_list_end"),
                        "size: 2\nbinary: 2\n\u{7}\u{7}\nACK [50@1] {albumart} No file exists\n", "an error names its place after a wait")
     }
+
+    func testAPictureInTheSongIsServedBeforeTheSongHasPlayed() throws {
+        let c = conversation(local: false)
+        let extracted = LockedList()
+        // The daemon's extractor: the picture goes into reel's cover folder.
+        c.commands.covers = try CoverReader(extract: { [covers] song in
+            extracted.append(song)
+            return song.hasSuffix("a.ogg") ? covers.appendingPathComponent("extracted.jpg").path : nil
+        })
+        XCTAssertEqual(c.send("readpicture Album/a.ogg 0"), "size: 1\ntype: image/jpeg\nbinary: 1\n\u{9}\nOK\n")
+        XCTAssertEqual(c.send("readpicture Odd/b.ogg 0"), "OK\n", "no picture: nothing, as MPD answers")
+        XCTAssertEqual(extracted.items, [music.appendingPathComponent("Album/a.ogg").path, music.appendingPathComponent("Odd/b.ogg").path])
+        // An extractor's image outside the allowed folders is not served to TCP.
+        c.commands.covers = try CoverReader(extract: { [outside] _ in outside.appendingPathComponent("id_rsa").path })
+        XCTAssertEqual(c.send("albumart Album/a.ogg 0"), "ACK [50@0] {albumart} No file exists\n")
+    }
+}
+
+/// Strings appended from any thread.
+final class LockedList: @unchecked Sendable {
+    // @unchecked: `list` is only touched under `lock`.
+    private let lock = NSLock()
+    private var list: [String] = []
+    func append(_ item: String) { lock.withLock { list.append(item) } }
+    var items: [String] { lock.withLock { list } }
 }
