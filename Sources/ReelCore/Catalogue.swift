@@ -54,6 +54,10 @@ public struct ProbedItem: Equatable, Sendable {
     public var track: Int?
     public var disc: Int?
     public var date: String?
+    /// The file's modification time when it was imported (Unix seconds), for MPD's `Last-Modified`.
+    public var modified: Int64?
+    /// The audio as decoded: "44100:16:2", "48000:f:2" (rate, bits or f for floats, channels).
+    public var format: String?
 
     /// The engine's view of the tags.
     public var metadata: TrackMetadata {
@@ -65,7 +69,10 @@ public struct ProbedItem: Equatable, Sendable {
 
     public init(title: String? = nil, artist: String? = nil, album: String? = nil, duration: MediaTime? = nil,
                 cover: String? = nil, localPath: String? = nil, remoteURL: String? = nil, genre: String? = nil,
-                fromFeed: Bool = false, albumArtist: String? = nil, track: Int? = nil, disc: Int? = nil, date: String? = nil) {
+                fromFeed: Bool = false, albumArtist: String? = nil, track: Int? = nil, disc: Int? = nil, date: String? = nil,
+                modified: Int64? = nil, format: String? = nil) {
+        self.modified = modified
+        self.format = format
         self.genre = genre
         self.fromFeed = fromFeed
         self.albumArtist = albumArtist

@@ -27,6 +27,8 @@ public enum Probe {
     public static func file(_ path: String, timeout: Double = 30) throws -> ProbedItem {
         var item = try probe(ffmpegInput(path), timeout: timeout, needsDuration: true)
         item.localPath = path
+        var info = stat()
+        if stat(path, &info) == 0 { item.modified = Int64(info.st_mtim.tv_sec) }
         let dir = Paths.directory(of: path)
         item.cover = coverNames.map { dir + "/" + $0 }.first { FileManager.default.isReadableFile(atPath: $0) }
         return item
@@ -50,7 +52,8 @@ public enum Probe {
         do {
             result = try Subprocess.run("/usr/bin/ffprobe", ["-v", "error"] + options
                                         + ["-print_format", "json", "-show_entries",
-                                           "format=duration:format_tags:stream=codec_type:stream_tags", input],
+                                           "format=duration:format_tags:stream=codec_type,sample_rate,channels,"
+                                           + "sample_fmt,bits_per_raw_sample:stream_tags", input],
                                         timeout: timeout)
         } catch {
             throw Failure.unreadable("cannot run ffprobe: \(error)")
@@ -73,7 +76,25 @@ public enum Probe {
         var item = ProbedItem(title: tags.title, artist: tags.artist, album: tags.album,
                               duration: seconds.flatMap(MediaTime.fromSeconds), genre: tags.genre)
         (item.albumArtist, item.track, item.disc, item.date) = (tags.albumArtist, tags.trackNumber, tags.disc, tags.date)
+        item.format = streams.first { $0.codec_type == "audio" }.flatMap(Self.format)
         return item
+    }
+
+    /// An audio stream's format as MPD writes it: rate, bits (f for floating point), channels.
+    private static func format(_ stream: ProbeOutput.Stream) -> String? {
+        guard let rate = stream.sample_rate.flatMap(Int.init), let channels = stream.channels else { return nil }
+        let kind = stream.sample_fmt ?? ""
+        let bits: String
+        if kind.hasPrefix("flt") || kind.hasPrefix("dbl") {
+            bits = "f"
+        } else if let raw = stream.bits_per_raw_sample.flatMap(Int.init), raw > 0 {
+            bits = String(raw)
+        } else if let size = Int(kind.drop { !$0.isNumber }.prefix { $0.isNumber }) {
+            bits = String(size)   // s16, s32p
+        } else {
+            bits = kind == "u8" ? "8" : "f"
+        }
+        return "\(rate):\(bits):\(channels)"
     }
 }
 
@@ -85,6 +106,10 @@ private struct ProbeOutput: Decodable {
     }
     struct Stream: Decodable {
         var codec_type: String?
+        var sample_rate: String?
+        var channels: Int?
+        var sample_fmt: String?
+        var bits_per_raw_sample: String?
         var tags: Tags?
     }
     /// Tag values that are text; a number or anything else is skipped, not an error.

@@ -83,13 +83,16 @@ enum Schema {
         ALTER TABLE items ADD COLUMN genre TEXT;
         ALTER TABLE items ADD COLUMN from_feed INTEGER NOT NULL DEFAULT 0;
         """,
-        // 4: the tags MPD's clients group and sort by: album artist, track, disc, date.
+        // 4: the tags MPD's clients group and sort by (album artist, track, disc, date),
+        // and what they show of a song (the file's modification time, the audio format).
         // Items imported before have none until imported again (MPD's `update` does).
         """
         ALTER TABLE items ADD COLUMN album_artist TEXT;
         ALTER TABLE items ADD COLUMN track INTEGER;
         ALTER TABLE items ADD COLUMN disc INTEGER;
         ALTER TABLE items ADD COLUMN date TEXT;
+        ALTER TABLE items ADD COLUMN modified INTEGER;
+        ALTER TABLE items ADD COLUMN format TEXT;
         """,
     ]
 

@@ -8,12 +8,12 @@ extension MPDCommands {
             let name = MPDCommands.folderName(args[0] ?? "")
             var reply = Reply()
             if let item = tree.song(name) {
-                SongLines.add(file: name, item.metadata, tags: client.tags, to: &reply)
+                SongLines.add(file: name, item.metadata, item: item.info, tags: client.tags, to: &reply)
                 return reply
             }
             guard let (folders, songs) = tree.listing(name) else { throw Ack.noExist("No such directory") }
             for folder in folders { reply.add("directory", folder) }
-            for song in songs { SongLines.add(file: song.file, song.item.metadata, tags: client.tags, to: &reply) }
+            for song in songs { SongLines.add(file: song.file, song.item.metadata, item: song.item.info, tags: client.tags, to: &reply) }
             if name.isEmpty, let library = mpd.library {
                 for playlist in (try? library.playlists()) ?? [] { mpd.addPlaylistLines(playlist, to: &reply) }
             }
@@ -112,7 +112,7 @@ extension MPDCommands {
 
     func songLines(_ songs: some Sequence<(file: String, item: LibraryItem)>, tags: Set<Tag>) -> Reply {
         var reply = Reply()
-        for song in songs { SongLines.add(file: song.file, song.item.metadata, tags: tags, to: &reply) }
+        for song in songs { SongLines.add(file: song.file, song.item.metadata, item: song.item.info, tags: tags, to: &reply) }
         return reply
     }
 
@@ -141,7 +141,11 @@ extension MPDCommands {
                 parent = parent == LibraryTree.remoteFolder ? "" : LibraryTree.parent(parent)
             }
             for folder in missing.reversed() { reply.add("directory", folder) }
-            if let tags { SongLines.add(file: song.file, song.item.metadata, tags: tags, to: &reply) } else { reply.add("file", song.file) }
+            if let tags {
+                SongLines.add(file: song.file, song.item.metadata, item: song.item.info, tags: tags, to: &reply)
+            } else {
+                reply.add("file", song.file)
+            }
         }
         return reply
     }

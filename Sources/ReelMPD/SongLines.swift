@@ -108,8 +108,12 @@ enum SongLines {
 
     /// A song's lines: file, the tags the client asked for, its length; and
     /// its place in the queue when it is in it.
-    static func add(file: String, _ metadata: TrackMetadata, tags: Set<Tag>, to reply: inout Reply) {
+    /// `item`: the library's facts of a database song (Last-Modified, Format).
+    static func add(file: String, _ metadata: TrackMetadata, item: ProbedItem? = nil, tags: Set<Tag>, to reply: inout Reply) {
         reply.add("file", file)
+        // In MPD's order: the file, when it changed, its format, then the tags and the length.
+        if let modified = item?.modified { reply.add("Last-Modified", UTCTime.iso8601(modified)) }
+        if let format = item?.format { reply.add("Format", format) }
         for tag in Tag.allCases where tags.contains(tag) {
             for value in tag.values(metadata) { reply.add(tag.rawValue, value) }
         }

@@ -339,7 +339,8 @@ final class MPDDatabaseTests: DaemonTestCase {
             while int(client.stats()["songs"]) < 4:
                 client.idle("database")
             hit = client.find("albumartist", "Various")
-            print("hit", [(s["file"], s["artist"], s["albumartist"], s["track"], s["disc"], s["date"]) for s in hit])
+            print("hit", [(s["file"], s["artist"], s["albumartist"], s["track"], s["disc"], s["date"], s["format"]) for s in hit])
+            print("modified", [s["last-modified"][:2] for s in hit])
             print("albums", client.list("album", "group", "albumartist"))
             print("db_update", int(client.stats()["db_update"]) > 1600000000)
             client.add("Alpha/tone2.ogg")
@@ -356,7 +357,8 @@ final class MPDDatabaseTests: DaemonTestCase {
         for expected in [
             "db_update True",
             "queue ['Alpha/tone2.ogg'] ['file: Alpha/tone2.ogg']",   // python-mpd's parse of MPD's `0:file: NAME`
-            "hit [('Gamma/hit.ogg', 'Singer', 'Various', '7', '2', '1976')]",
+            "hit [('Gamma/hit.ogg', 'Singer', 'Various', '7', '2', '1976', '44100:f:1')]",
+            "modified ['20']",
             "albums [{'albumartist': 'Reel Ensemble', 'album': 'Tones'}, {'albumartist': 'Various', 'album': 'Hits'}]",
             "dates [{'date': ''}, {'date': '1976'}] 3 [{'file': 'Gamma/hit.ogg'",
             "groups [{'date': '', 'album': 'Tones'}, {'date': '1976', 'album': 'Hits'}]",

@@ -92,5 +92,8 @@ final class ImporterTests: TempDirTestCase {
         XCTAssertEqual(item.metadata.trackNumber, 7)
         XCTAssertEqual(item.metadata.disc, 2)
         XCTAssertEqual(item.metadata.date, "1976")
+        XCTAssertEqual(item.format, "44100:f:1", "Vorbis decodes to floats")
+        let mtime = try XCTUnwrap(try FileManager.default.attributesOfItem(atPath: file.path)[.modificationDate] as? Date)
+        XCTAssertEqual(item.modified, Int64(mtime.timeIntervalSince1970))
     }
 }

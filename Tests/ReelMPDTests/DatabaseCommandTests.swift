@@ -256,6 +256,7 @@ final class DatabaseCommandTests: XCTestCase {
             var info = ProbedItem(title: "Song \(n + 1)", artist: artist, album: "Hits", duration: 60_000_000,
                                   localPath: "/music/Hits/\(n + 1).ogg")
             (info.albumArtist, info.track, info.disc, info.date) = ("Various", n + 1, 2, "1976")
+            (info.modified, info.format) = (1_767_225_600, "44100:16:2")
             c.library.items.append(LibraryItem(id: Int64(n + 1), info: info))
         }
         c.settle()
@@ -266,6 +267,8 @@ final class DatabaseCommandTests: XCTestCase {
         XCTAssertEqual(c.send("list date"), "Date: 1976\nOK\n")
         XCTAssertEqual(lines(c, #"find disc "2""#, "Title").count, 2)
         let song = c.send(#"lsinfo "Hits/2.ogg""#)
+        XCTAssertTrue(song.hasPrefix("file: Hits/2.ogg\nLast-Modified: 2026-01-01T00:00:00Z\nFormat: 44100:16:2\nArtist: Band\n"),
+                      "in MPD's order: \(song)")
         for line in ["Artist: Band", "AlbumArtist: Various", "Track: 2", "Date: 1976", "Disc: 2"] {
             XCTAssertTrue(song.contains(line + "\n"), "\(line) not in \(song)")
         }
