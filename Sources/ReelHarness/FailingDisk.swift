@@ -19,11 +19,11 @@ public final class FailingDisk: @unchecked Sendable {
         guard getuid() == 0, FileManager.default.createFile(atPath: image.path, contents: nil),
               truncate(image.path, off_t(size)) == 0,
               (try? runTool("/sbin/mkfs.ext4", ["-q", "-F", image.path])) != nil else { return }
-        isMounted = (try? mount()) != nil
+        _ = try? mount()
     }
 
     deinit {
-        if isMounted, (try? runTool("/bin/umount", [dir.path])) == nil { _ = try? runTool("/bin/umount", ["-l", dir.path]) }
+        if isMounted { unmount(dir) }
         try? FileManager.default.removeItem(at: dir)
         try? FileManager.default.removeItem(at: image)
     }

@@ -19,8 +19,7 @@ public final class ScratchDisk: @unchecked Sendable {
     deinit {
         if isMounted {
             try? Self.mount(["-o", "remount,rw", dir.path])
-            // Still busy (a process holds a file on it): detached now, gone when it lets go.
-            if (try? runTool("/bin/umount", [dir.path])) == nil { _ = try? runTool("/bin/umount", ["-l", dir.path]) }
+            unmount(dir)
         }
         try? FileManager.default.removeItem(at: dir)
     }
@@ -70,6 +69,12 @@ public final class ScratchDisk: @unchecked Sendable {
     }
 
     private static func mount(_ args: [String]) throws { try runTool("/bin/mount", args) }
+}
+
+/// Unmounts a test's file system; one still busy (a process holds a file on it)
+/// is detached now, and gone when it lets go.
+func unmount(_ dir: URL) {
+    if (try? runTool("/bin/umount", [dir.path])) == nil { _ = try? runTool("/bin/umount", ["-l", dir.path]) }
 }
 
 /// Runs a system tool (mount, mkfs) quietly; throws when it fails.

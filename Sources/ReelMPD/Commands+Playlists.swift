@@ -190,8 +190,6 @@ extension MPDCommands {
             request = CoverReader.Request(path: song, offset: offset, count: client.binaryLimit, folders: folders)
             request.embedded = true
         }
-        // An extracted picture is a JPEG (the daemon's cover cache).
-        let path = request.embedded ? "embedded.jpg" : request.path
         // Read off the loop: the command runs again once it is.
         guard let outcome = covers.outcome(request) else { throw Ack.wait }
         let size: Int, chunk: ArraySlice<UInt8>
@@ -203,7 +201,8 @@ extension MPDCommands {
         }
         var reply = Reply()
         reply.add("size", size)
-        if typed { reply.add("type", Paths.imageType(path)) }
+        // An extracted picture is a JPEG (the daemon's cover cache).
+        if typed { reply.add("type", request.embedded ? "image/jpeg" : Paths.imageType(request.path)) }
         reply.addBinary(chunk)
         return reply
     }
