@@ -152,4 +152,28 @@ final class CacheDiskFaultTests: OriginTestCase {
         repeat { listed = try reel("cache", "ls").1 } while !listed.contains("second.wav") && Date() < deadline
         XCTAssertTrue(listed.contains("second.wav"), "cached again once the disk can be written: \(listed)\n\(daemon!.text)")
     }
+
+    func testTheSoundGoesOnWithoutAGapWhenTheCachesDiskFailsOnPulseAudio() throws {
+        disk = try FailingDisk()
+        guard disk.isMounted else { throw XCTSkip("a failing disk needs root and a loop device") }
+        try serve("long.wav", seconds: 8)
+        let server = try SoundServer(.pulse)
+        defer { server.stop() }
+        let recording = try server.record()
+        try recording.waitUntilRunning()
+        try startDaemon([], ["--ao", SoundServer.Kind.pulse.audioOutput, "--readahead", "256K"],
+                        environment: server.environment.merging(["XDG_CACHE_HOME": disk.dir.path]) { _, b in b })
+        try player("OpenUri", [.string(origin.url("long.wav"))])
+        try waitForStart()
+        listen(for: 1.5)
+        let failed = monotonicNow()
+        try disk.fail()
+        listen(for: 3)   // past what the cache and mpv held when the disk failed
+        XCTAssertEqual(try status(), "Playing", daemon!.text)
+        recording.stop()
+        // Heard as a user hears it: no silence from a second before the fault to the end of the recording.
+        let gap = recording.gaps(from: failed - 1_000_000).first
+        XCTAssertLessThanOrEqual(gap?.length ?? 0, 10_000, "silence \(((gap?.at ?? 0) - failed) / 1000) ms after the fault")
+        XCTAssertFalse(recording.sounds(from: failed + 2_500_000).isEmpty, "nothing heard after the fault")
+    }
 }
