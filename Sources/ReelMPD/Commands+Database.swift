@@ -67,7 +67,10 @@ extension MPDCommands {
             var values = Array(args.values.dropFirst())
             var groups: [TagField] = []
             while values.count >= 2, values[values.count - 2] == "group" {
-                groups.insert(try MPDCommands.tag(values.removeLast()), at: 0)
+                let group = try MPDCommands.tag(values.removeLast())
+                // Every value of every group is visited: a tag twice (genre × genre × …) would multiply without end.
+                guard !groups.contains(group) else { throw Ack.argument("Duplicate group: \(group.name)") }
+                groups.insert(group, at: 0)
                 values.removeLast()
             }
             let wanted = args[0]!

@@ -202,6 +202,9 @@ final class DatabaseCommandTests: XCTestCase {
         XCTAssertEqual(c.send("list date"), "Date: \nOK\n")
         XCTAssertEqual(lines(c, "list album group date", "Album"), ["", "Arrival", "Back in Black", "Gold"])
         XCTAssertEqual(lines(c, "list album group date", "Date"), [""])
+        // A hostile list: the same multi-valued tag grouped again and again would multiply the rows without end.
+        XCTAssertEqual(c.send("list title" + String(repeating: " group genre", count: 40)),
+                       "ACK [2@0] {list} Duplicate group: Genre\n")
         XCTAssertEqual(c.send(#"find Nonsense "x""#), "ACK [2@0] {find} Unknown filter type: Nonsense\n")
         XCTAssertEqual(lines(c, #"find album """#, "Title"), ["Episode 1"], "a song without an album has it empty")
     }
