@@ -33,8 +33,13 @@ let package = Package(
         .target(name: "ReelMPD", dependencies: ["ReelCore", "ReelSystem"]),
         // Sound for Snapcast: the relay from mpv's FIFO into snapserver's pipe or TCP source.
         .target(name: "ReelSnapcast", dependencies: ["ReelCore", "ReelSystem", "CLinux"]),
-        .executableTarget(name: "reeld", dependencies: ["ReelCore", "ReelSystem", "ReelDBus", "ReelMPRIS", "ReelMPD", "ReelMPV", "ReelSnapcast", "ReelLibrary", "ReelCache", "CLinux"]),
-        .target(name: "ReelCLI", dependencies: ["ReelCore", "ReelDBus"]),
+        // reeld's options and reeld.conf's keys, one table for both, which reel's `config check` also reads;
+        // and the version, made at build time from the VERSION file.
+        .executableTarget(name: "reel-version", path: "Sources/reel-version"),
+        .plugin(name: "VersionPlugin", capability: .buildTool(), dependencies: ["reel-version"], path: "Sources/VersionPlugin"),
+        .target(name: "ReelSettings", dependencies: ["ReelCore", "ReelSystem", "ReelSnapcast"], plugins: ["VersionPlugin"]),
+        .executableTarget(name: "reeld", dependencies: ["ReelCore", "ReelSystem", "ReelDBus", "ReelMPRIS", "ReelMPD", "ReelMPV", "ReelSnapcast", "ReelLibrary", "ReelCache", "ReelSettings", "CLinux"]),
+        .target(name: "ReelCLI", dependencies: ["ReelCore", "ReelDBus", "ReelSettings"]),
         .executableTarget(name: "reel", dependencies: ["ReelCLI", "ReelDBus"]),
         .target(name: "ReelHarness", dependencies: ["ReelCore", "ReelSystem", "ReelDBus", "ReelMPRIS"]),
         .executableTarget(name: "reel-bench", dependencies: ["ReelDBus", "ReelMPRIS", "ReelHarness", "ReelLibrary", "ReelCache"]),
@@ -42,6 +47,7 @@ let package = Package(
         .testTarget(name: "ReelSystemTests", dependencies: ["ReelSystem"]),
         .testTarget(name: "ReelDBusTests", dependencies: ["ReelDBus"]),
         .testTarget(name: "ReelCLITests", dependencies: ["ReelCLI", "ReelCore"]),
+        .testTarget(name: "ReelSettingsTests", dependencies: ["ReelSettings", "ReelCore"]),
         .testTarget(name: "ReelMPDTests", dependencies: ["ReelMPD", "ReelCore"]),
         .testTarget(name: "ReelSnapcastTests", dependencies: ["ReelSnapcast", "ReelSystem", "ReelCore"]),
         .testTarget(name: "ReelMPRISTests", dependencies: ["ReelMPRIS", "ReelCore", "ReelDBus"]),

@@ -8,6 +8,7 @@ import ReelLibrary
 import ReelMPD
 import ReelMPRIS
 import ReelMPV
+import ReelSettings
 
 /// Wires the engine to its adapters and runs the single-threaded loop.
 /// All engine state is touched on this thread only.

@@ -9,6 +9,7 @@ import ReelMPRIS
 import ReelMPV
 import ReelLibrary
 import ReelSnapcast
+import ReelSettings
 
 // glibc serves a large block with a mapping of its own, returned when freed, until such a block
 // is freed: then it raises that threshold (up to 32 MiB) and keeps later large blocks in the
@@ -20,14 +21,15 @@ import ReelSnapcast
 reel_map_large_blocks(4 << 20)
 
 let environment = ProcessInfo.processInfo.environment
-var defaults = Options()
+var defaults = DaemonOptions()
 let configPath = ConfigFile.path(environment: environment)
 if let text = try? String(contentsOfFile: configPath, encoding: .utf8) {
-    for warning in ConfigFile.apply(text, to: &defaults, file: configPath) { log(warning) }
+    // A line it cannot use is reported and skipped: a daemon that the desktop starts must not fail on a typo.
+    for problem in ConfigFile.apply(text, to: &defaults) { log("\(configPath):\(problem.line): \(problem.message)") }
 }
 
-let options: Options
-switch Options.parse(Array(CommandLine.arguments.dropFirst()), defaults: defaults) {
+let options: DaemonOptions
+switch DaemonOptions.parse(Array(CommandLine.arguments.dropFirst()), defaults: defaults) {
 case .run(let parsed): options = parsed
 case .exit(let status, let text):
     if status == 0 { print(text) } else { writeStandardError(text) }
