@@ -40,7 +40,7 @@ let package = Package(
         .target(name: "ReelSettings", dependencies: ["ReelCore", "ReelSystem", "ReelSnapcast"], plugins: ["VersionPlugin"]),
         .executableTarget(name: "reeld", dependencies: ["ReelCore", "ReelSystem", "ReelDBus", "ReelMPRIS", "ReelMPD", "ReelMPV", "ReelSnapcast", "ReelLibrary", "ReelCache", "ReelSettings", "CLinux"]),
         .target(name: "ReelCLI", dependencies: ["ReelCore", "ReelDBus", "ReelSettings"]),
-        .executableTarget(name: "reel", dependencies: ["ReelCLI", "ReelDBus"]),
+        .executableTarget(name: "reel", dependencies: ["ReelCLI", "ReelDBus", "ReelSettings"]),
         .target(name: "ReelHarness", dependencies: ["ReelCore", "ReelSystem", "ReelDBus", "ReelMPRIS"]),
         .executableTarget(name: "reel-bench", dependencies: ["ReelDBus", "ReelMPRIS", "ReelHarness", "ReelLibrary", "ReelCache"]),
         .testTarget(name: "ReelCoreTests", dependencies: ["ReelCore"]),

@@ -35,7 +35,13 @@ public enum CLICommand: Equatable, Sendable {
     case cacheClear(String?)
     case cacheSize
     case sync(String, download: Bool, background: Bool)
-    case help
+    /// Checks reeld.conf, or the file named; needs no daemon.
+    case configCheck(String?)
+    case completion(String)
+    /// `reel __complete WORD ... CURRENT`: the candidates for the last word (what the shells' scripts run).
+    case complete([String])
+    /// The usage, or one command's help (its name and a subcommand's).
+    case help([String])
     case version
 }
 
@@ -51,42 +57,6 @@ public struct UsageError: Error, Equatable, CustomStringConvertible {
 }
 
 public enum Arguments {
-    public static let usage = """
-        usage: reel [--player NAME] COMMAND [ARGS]
-
-          status [--json] [--follow]   what is playing; --follow prints a line per change
-          play | pause | toggle | stop | next | prev
-          seek [+|-]SECONDS            relative with a sign, absolute without
-          seek [HH:]MM:SS              absolute
-          add FILE|URL ...             append to the queue
-          start [FILE|URL ...]         start reeld (through D-Bus activation) unless it runs, and
-                                       queue and play the items; what the desktop file runs
-          queue [--json]               the queue, one entry per line, * marks the current
-          goto N | rm N                play / remove queue entry N (1-based)
-          clear                        empty the queue
-          rate X                       playback rate, 0.25 … 4 (0 pauses)
-          volume X                     0 … 1.5 (1 is 100 %)
-          loop none|track|playlist
-          shuffle on|off
-          replaygain [off|track|album] level files by their ReplayGain tags
-          video [on|off]               show the video in a window, or hide it (the sound goes on)
-
-          lib add PATH|URL ...         import files, folders, M3U/PLS playlists, URLs
-          lib ls [--json] [--limit N] [QUERY]   search title, artist, album
-          lib info ID | lib rm ID | lib forget-position ID
-          lib play ID|QUERY            queue and play
-          playlist save NAME | playlist load NAME | playlist ls [--json]
-
-          download [--background] ID|URL ...   keep remote media for offline play, with progress
-          download --cancel URL ... | --cancel --all   stop downloads (--all: every one, and
-                                       forget those that failed)
-          sync [--no-download] [--background] FEED   catalogue a podcast feed (RSS, Atom), an M3U or
-                                       a JSON catalogue, and download what is not downloaded yet
-          cache ls [--json] | cache path URL | cache clear [URL] | cache size
-
-          --player NAME   talk to org.mpris.MediaPlayer2.NAME (default: reel)
-        """
-
     public static func parse(_ args: [String]) throws -> (GlobalOptions, CLICommand) {
         var options = GlobalOptions()
         var rest = args[...]
@@ -96,15 +66,18 @@ public enum Arguments {
             case "--player", "-p":
                 guard let name = rest.popFirst() else { throw UsageError("--player needs a NAME") }
                 options.busName = name.hasPrefix("org.mpris.MediaPlayer2.") ? name : "org.mpris.MediaPlayer2.\(name)"
-            case "--help", "-h": return (options, .help)
+            case "--help", "-h": return (options, .help([]))
             case "--version": return (options, .version)
             default: throw UsageError("unknown option \(first)")
             }
         }
-        guard let verb = rest.popFirst() else { return (options, .status(json: false, follow: false)) }
+        guard let word = rest.popFirst() else { return (options, .status(json: false, follow: false)) }
+        if word == "__complete" { return (options, .complete(Array(rest))) }
+        guard let spec = CommandSpec.named(word) else { throw UsageError("unknown command \(word) (reel help lists them)") }
+        let verb = spec.name
         // "--" ends the options: what follows is taken as it is, even "-name.ogg".
         var operands = Array(rest)
-        if ["add", "lib", "library", "download", "sync"].contains(verb), let end = operands.firstIndex(of: "--") {
+        if ["add", "lib", "download", "sync"].contains(verb), let end = operands.firstIndex(of: "--") {
             operands.remove(at: end)
         }
         func flags(_ allowed: Set<String>) throws -> Set<String> {
@@ -132,13 +105,13 @@ public enum Arguments {
         case "status":
             let f = try flags(["--json", "--follow", "-f"])
             command = .status(json: f.contains("--json"), follow: f.contains("--follow") || f.contains("-f"))
-        case "queue", "ls": command = .queue(json: try flags(["--json"]).contains("--json"))
+        case "queue": command = .queue(json: try flags(["--json"]).contains("--json"))
         case "play": try none(); command = .transport("Play")
         case "pause": try none(); command = .transport("Pause")
-        case "toggle", "play-pause": try none(); command = .transport("PlayPause")
+        case "toggle": try none(); command = .transport("PlayPause")
         case "stop": try none(); command = .transport("Stop")
         case "next": try none(); command = .transport("Next")
-        case "prev", "previous": try none(); command = .transport("Previous")
+        case "prev": try none(); command = .transport("Previous")
         case "seek":
             let text = try one()
             let sign = text.first.flatMap { "+-".contains($0) ? $0 : nil }
@@ -149,12 +122,12 @@ public enum Arguments {
         case "add":
             guard !operands.isEmpty else { throw UsageError("add needs at least one FILE or URL") }
             command = .add(operands)
-        case "start", "open": command = .start(operands)
+        case "start": command = .start(operands)
         case "goto": command = .goTo(try index())
-        case "rm", "remove": command = .remove(try index())
+        case "rm": command = .remove(try index())
         case "clear": try none(); command = .clear
         case "rate": command = .rate(try number())
-        case "volume", "vol": command = .volume(try number())
+        case "volume": command = .volume(try number())
         case "loop":
             let mode = try one().lowercased()
             guard let value = ["none": "None", "track": "Track", "playlist": "Playlist"][mode] else {
@@ -164,7 +137,7 @@ public enum Arguments {
         case "shuffle":
             guard let on = onOff(try one()) else { throw UsageError("shuffle takes on or off") }
             command = .shuffle(on)
-        case "replaygain", "rg":
+        case "replaygain":
             if operands.isEmpty { command = .replayGain(nil); break }
             let mode = try one().lowercased()
             guard ["off", "track", "album"].contains(mode) else { throw UsageError("replaygain takes off, track or album") }
@@ -173,16 +146,16 @@ public enum Arguments {
             if operands.isEmpty { command = .video(nil); break }
             guard let on = onOff(try one()) else { throw UsageError("video takes on or off") }
             command = .video(on)
-        case "lib", "library": command = try parseLibrary(operands)
-        case "playlist", "playlists":
-            switch (operands.first, operands.count) {
+        case "lib": command = try parseLibrary(operands)
+        case "playlist":
+            switch (operands.first.flatMap { CommandSpec.named($0, in: spec.subcommands)?.name }, operands.count) {
             case ("save", 2): command = .playlistSave(operands[1])
             case ("load", 2): command = .playlistLoad(operands[1])
             case ("ls", _) where operands.dropFirst().allSatisfy({ $0 == "--json" }):
                 command = .playlistList(json: operands.contains("--json"))
             default: throw UsageError("playlist takes save NAME, load NAME or ls [--json]")
             }
-        case "download", "dl":
+        case "download":
             let options = operands.filter { $0.hasPrefix("--") }
             let items = operands.filter { !$0.hasPrefix("--") }
             for o in options where !["--background", "--cancel", "--all"].contains(o) {
@@ -205,7 +178,7 @@ public enum Arguments {
             guard feeds.count == 1 else { throw UsageError("sync takes one FEED (a path or URL)") }
             command = .sync(feeds[0], download: !options.contains("--no-download"), background: options.contains("--background"))
         case "cache":
-            switch (operands.first, operands.count) {
+            switch (operands.first.flatMap { CommandSpec.named($0, in: spec.subcommands)?.name }, operands.count) {
             case ("ls", _) where operands.dropFirst().allSatisfy({ $0 == "--json" }):
                 command = .cacheList(json: operands.contains("--json"))
             case ("path", 2): command = .cachePath(operands[1])
@@ -214,8 +187,19 @@ public enum Arguments {
             case ("size", 1): command = .cacheSize
             default: throw UsageError("cache takes ls [--json], path URL, clear [URL] or size")
             }
-        case "help": command = .help
-        default: throw UsageError("unknown command \(verb)")
+        case "config":
+            guard operands.first == "check", operands.count <= 2 else { throw UsageError("config takes check [FILE]") }
+            command = .configCheck(operands.count == 2 ? operands[1] : nil)
+        case "completion":
+            let shell = try one()
+            guard ["bash", "zsh", "fish"].contains(shell) else { throw UsageError("completion takes bash, zsh or fish") }
+            command = .completion(shell)
+        case "help":
+            guard operands.isEmpty || Help.spec(for: operands) != nil else {
+                throw UsageError("help: no command \(operands.joined(separator: " ")) (reel help lists them)")
+            }
+            command = .help(operands)
+        default: throw UsageError("\(verb) is in the command table but not parsed")
         }
         return (options, command)
     }
@@ -230,7 +214,10 @@ public enum Arguments {
 
     static func parseLibrary(_ operands: [String]) throws -> CLICommand {
         var rest = operands[...]
-        guard let verb = rest.popFirst() else { throw UsageError("lib needs add, ls, info, rm, play or forget-position") }
+        guard let word = rest.popFirst() else { throw UsageError("lib needs add, ls, info, rm, play or forget-position") }
+        guard let verb = CommandSpec.named("lib").flatMap({ CommandSpec.named(word, in: $0.subcommands) })?.name else {
+            throw UsageError("unknown lib command \(word)")
+        }
         func id() throws -> Int64 {
             guard rest.count == 1, let id = Int64(rest.first!), id > 0 else { throw UsageError("lib \(verb) needs an item ID") }
             return id
@@ -239,7 +226,7 @@ public enum Arguments {
         case "add":
             guard !rest.isEmpty else { throw UsageError("lib add needs at least one PATH or URL") }
             return .libAdd(Array(rest))
-        case "ls", "list", "search":
+        case "ls":
             var json = false
             var limit = -1
             var words: [String] = []
@@ -257,12 +244,12 @@ public enum Arguments {
             let json = rest.contains("--json")
             rest.removeAll { $0 == "--json" }
             return .libInfo(try id(), json: json)
-        case "rm", "remove": return .libRemove(try id())
+        case "rm": return .libRemove(try id())
         case "forget-position": return .libForget(try id())
         case "play":
             guard !rest.isEmpty else { throw UsageError("lib play needs an ID or a QUERY") }
             return .libPlay(rest.joined(separator: " "))
-        default: throw UsageError("unknown lib command \(verb)")
+        default: throw UsageError("lib \(verb) is in the command table but not parsed")
         }
     }
 }

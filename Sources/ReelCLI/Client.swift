@@ -73,7 +73,7 @@ public final class Client {
             try runLibrary(command)
         case .download, .cancelDownload, .cancelAllDownloads, .cacheList, .cachePath, .cacheClear, .cacheSize, .sync:
             try runCache(command)
-        case .help, .version: break
+        case .help, .version, .configCheck, .completion, .complete: break   // main answers these without a daemon
         }
     }
 
@@ -136,7 +136,7 @@ public final class Client {
     }
 
     /// One page of the queue: its length, the current index (-1: none), its entries.
-    private func queuePage(_ offset: Int, _ limit: Int) throws -> (total: Int, current: Int, rows: [Row]) {
+    func queuePage(_ offset: Int, _ limit: Int) throws -> (total: Int, current: Int, rows: [Row]) {
         try decodePage(try awaitReply(try requestPage(offset, limit)))
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import ReelCLI
 import ReelDBus
+import ReelSettings
 
 func fail(_ message: String, status: Int32 = 1) -> Never {
     FileHandle.standardError.write(Data("reel: \(message)\n".utf8))
@@ -18,12 +19,18 @@ for i in 1..<Int(CommandLine.argc) {
 
 let parsed: (GlobalOptions, CLICommand)
 do { parsed = try Arguments.parse(Array(CommandLine.arguments.dropFirst())) } catch {
-    fail("\(error)\n\n\(Arguments.usage)", status: 2)
+    fail("\(error)\nTry 'reel --help'.", status: 2)
 }
 let (options, command) = parsed
 switch command {
-case .help: print(Arguments.usage); exit(0)
-case .version: print("reel 0.1.0"); exit(0)
+case .help(let topic): print(topic.isEmpty ? Help.usage : Help.text(for: topic) ?? Help.usage, terminator: ""); exit(0)
+case .version: print("reel \(reelVersion)"); exit(0)
+case .configCheck(let file): exit(ConfigCheck.run(file: file))
+case .completion(let shell): print(Completion.script(for: shell), terminator: ""); exit(0)
+case .complete(let words):
+    // Never fails loudly: a shell's Tab must not print errors into the line being typed.
+    Completion.complete(words, busName: options.busName).forEach { print($0) }
+    exit(0)
 default: break
 }
 
