@@ -101,3 +101,33 @@ final class CLITests: DaemonTestCase {
         XCTAssertTrue(follow.text.contains("daemon stopped"), follow.text)
     }
 }
+
+extension CLITests {
+    /// reel config check reads reeld.conf as reeld does, with no daemon and no bus.
+    func testConfigCheckNamesEachBadLineWithoutADaemon() throws {
+        let file = home.appendingPathComponent("config/reel/reeld.conf")
+        var (status, out) = try reel("config", "check")
+        XCTAssertEqual(status, 0, out)
+        XCTAssertTrue(out.hasSuffix("does not exist: reeld runs with its defaults"), out)
+
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try "ao = pulse\ncache-size = 1G  # a comment\n".write(to: file, atomically: true, encoding: .utf8)
+        (status, out) = try reel("config", "check")
+        XCTAssertEqual(status, 0, out)
+        XCTAssertEqual(out, "\(file.path): ok")
+
+        try "ao = pulse\nvolume = 11\nreadahead = 1K\nmpd-listen = 0.0.0.0:6600\n".write(to: file, atomically: true, encoding: .utf8)
+        (status, out) = try reel("config", "check", file.path)
+        XCTAssertEqual(status, 1, out)
+        let lines = out.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.count, 3, out)
+        XCTAssertTrue(lines[0].hasPrefix("\(file.path):2: unknown setting volume (known: ao,"), out)
+        XCTAssertEqual(lines[1], "\(file.path):3: bad value for readahead: 1K (needs a size of at least 64K, such as 512K or 4M)")
+        XCTAssertTrue(lines[2].contains("would reach other machines without a password"), out)
+
+        (status, out) = try reel("config", "check", home.appendingPathComponent("nonexistent.conf").path)
+        XCTAssertEqual(status, 1)
+        XCTAssertTrue(out.hasSuffix("nonexistent.conf: cannot be read"), out)
+        XCTAssertNil(daemon, "no daemon was needed")
+    }
+}
