@@ -18,7 +18,14 @@ BENCH_PACKAGES := mpv mpv-mpris mpd mpc curl
 DESKTOP_PACKAGES := gnome-shell plasma-workspace qtwayland5 sway waybar at-spi2-core python3-pyatspi playerctl
 DEMO_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/reel/demo
 
-.PHONY: all deps bench-deps build release test test-desktops stress run bench install uninstall clean
+# What make deb and make test-package need beyond PACKAGES.
+PACKAGE_PACKAGES := debhelper dpkg-dev build-essential fakeroot lintian
+VERSION := $(shell cat VERSION)
+MAN_PAGES := reel.1 reeld.1 reeld.conf.5
+STATIC := .build/static/release
+
+.PHONY: all deps bench-deps package-deps build release static man completions test test-desktops test-package stress run bench \
+  install install-files uninstall deb clean
 
 all: release
 
@@ -29,6 +36,9 @@ deps:
 bench-deps:
 	@./scripts/ensure-packages $(PACKAGES) $(BENCH_PACKAGES)
 
+package-deps:
+	@./scripts/ensure-packages $(PACKAGES) $(PACKAGE_PACKAGES)
+
 build: deps
 	$(SWIFT) build
 
@@ -36,8 +46,24 @@ build: deps
 # 7 ms instead of 13, and reeld touches fewer pages (RSS 73.7 MB instead of 77.8).
 release: deps
 	$(SWIFT) build -c release
+	$(MAKE) static
+
+# The binaries that are installed and packaged (no deps: debian/rules runs it under fakeroot).
+static:
 	$(SWIFT) build -c release --static-swift-stdlib --product reel --build-path .build/static
 	$(SWIFT) build -c release --static-swift-stdlib --product reeld --build-path .build/static
+
+# The man pages, from their scdoc sources in docs/man.
+man:
+	mkdir -p .build/man
+	for page in $(MAN_PAGES); do scdoc < docs/man/$$page.scd > .build/man/$$page; done
+
+# The shells' completion scripts, as reel prints them.
+completions: static
+	mkdir -p .build/completions
+	$(STATIC)/reel completion bash > .build/completions/reel
+	$(STATIC)/reel completion zsh > .build/completions/_reel
+	$(STATIC)/reel completion fish > .build/completions/reel.fish
 
 test: deps
 	$(SWIFT) build --build-tests
@@ -76,23 +102,52 @@ run: release
 bench: bench-deps release
 	./.build/release/reel-bench
 
-install: release
+install: release install-files
+
+# Everything a package holds, under $(DESTDIR)$(PREFIX); what make install and debian/rules run.
+install-files: static man completions
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/reel/dbus \
 	  $(DESTDIR)$(PREFIX)/share/dbus-1/services $(DESTDIR)$(PREFIX)/lib/systemd/user \
-	  $(DESTDIR)$(PREFIX)/share/applications
-	install -m 755 .build/static/release/reeld .build/static/release/reel $(DESTDIR)$(PREFIX)/bin/
+	  $(DESTDIR)$(PREFIX)/share/applications $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5 \
+	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions \
+	  $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+	install -m 755 $(STATIC)/reeld $(STATIC)/reel $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 dbus/org.mpris.MediaPlayer2.reel.xml $(DESTDIR)$(PREFIX)/share/reel/dbus/
 	sed 's|@BINDIR@|$(PREFIX)/bin|g' dbus/org.mpris.MediaPlayer2.reel.service \
 	  > $(DESTDIR)$(PREFIX)/share/dbus-1/services/org.mpris.MediaPlayer2.reel.service
 	sed 's|@BINDIR@|$(PREFIX)/bin|g' dbus/reeld.service > $(DESTDIR)$(PREFIX)/lib/systemd/user/reeld.service
 	sed 's|@BINDIR@|$(PREFIX)/bin|g' examples/reel.desktop > $(DESTDIR)$(PREFIX)/share/applications/reel.desktop
+	install -m 644 .build/man/reel.1 .build/man/reeld.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 .build/man/reeld.conf.5 $(DESTDIR)$(PREFIX)/share/man/man5/
+	install -m 644 .build/completions/reel $(DESTDIR)$(PREFIX)/share/bash-completion/completions/reel
+	install -m 644 .build/completions/_reel $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_reel
+	install -m 644 .build/completions/reel.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/reel.fish
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/reeld $(DESTDIR)$(PREFIX)/bin/reel \
 	  $(DESTDIR)$(PREFIX)/share/reel/dbus/org.mpris.MediaPlayer2.reel.xml \
 	  $(DESTDIR)$(PREFIX)/share/dbus-1/services/org.mpris.MediaPlayer2.reel.service \
 	  $(DESTDIR)$(PREFIX)/lib/systemd/user/reeld.service \
-	  $(DESTDIR)$(PREFIX)/share/applications/reel.desktop
+	  $(DESTDIR)$(PREFIX)/share/applications/reel.desktop \
+	  $(DESTDIR)$(PREFIX)/share/man/man1/reel.1 $(DESTDIR)$(PREFIX)/share/man/man1/reeld.1 \
+	  $(DESTDIR)$(PREFIX)/share/man/man5/reeld.conf.5 \
+	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions/reel $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_reel \
+	  $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/reel.fish
+
+# A Debian package in .build/deb, built by dpkg-buildpackage from scripts/debian (copied to debian/
+# for the build: the packaging lives with the scripts, and debian/ is never committed).
+deb: package-deps
+	@test "$$(dpkg-parsechangelog -l scripts/debian/changelog -S Version)" = "$(VERSION)" || \
+	  { echo "scripts/debian/changelog's version is not VERSION's ($(VERSION)): add an entry (dch -c scripts/debian/changelog)"; exit 1; }
+	rm -rf debian && cp -r scripts/debian debian
+	mkdir -p .build/deb
+	dpkg-buildpackage -us -uc -b --buildinfo-option=-u.build/deb --changes-option=-u.build/deb --buildinfo-file=.build/deb/reel_$(VERSION)_$$(dpkg --print-architecture).buildinfo \
+	  --changes-file=.build/deb/reel_$(VERSION)_$$(dpkg --print-architecture).changes; status=$$?; rm -rf debian; exit $$status
+	lintian --fail-on error .build/deb/reel_$(VERSION)_*.changes
+
+# Installs the package on this machine, checks it (files, --version, D-Bus activation, removal), removes it.
+test-package: deb
+	./scripts/test-package .build/deb/reel_$(VERSION)_$$(dpkg --print-architecture).deb
 
 clean:
 	rm -rf .build

@@ -55,7 +55,7 @@ let package = Package(
         .testTarget(name: "ReelLibraryTests", dependencies: ["ReelLibrary", "ReelCore", "ReelSQLite", "ReelHarness"]),
         .testTarget(name: "ReelMPVTests", dependencies: ["ReelMPV", "ReelCore", "ReelHarness", "ReelSystem"]),
         .testTarget(name: "ReelCacheTests", dependencies: ["ReelCache", "ReelCore", "ReelHarness"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["ReelCore", "ReelDBus", "ReelMPRIS", "ReelMPD", "ReelHarness", "ReelLibrary", "ReelCache", "ReelSQLite"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["ReelCore", "ReelDBus", "ReelMPRIS", "ReelMPD", "ReelHarness", "ReelLibrary", "ReelCache", "ReelSQLite", "ReelCLI", "ReelSettings"]),
     ],
     swiftLanguageModes: [.v6]
 )
