@@ -11,7 +11,9 @@ public enum ConfigCheck {
                 print("\(path) does not exist: reeld runs with its defaults")
                 return 0
             }
-            report("\(path): cannot be read")
+            var folder: ObjCBool = false
+            let isFolder = FileManager.default.fileExists(atPath: path, isDirectory: &folder) && folder.boolValue
+            report("\(path): " + (isFolder ? "a folder, not a file" : "cannot be read"))
             return 1
         }
         guard let text = String(data: data, encoding: .utf8) else {

@@ -36,6 +36,11 @@ public enum ConfigFile {
                         + " (known: \(DaemonOption.configKeys.joined(separator: ", ")))")
                 continue
             }
+            // A NUL would cut the value where C reads it, an escape would play tricks on the terminal that logs it.
+            if value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && $0 != "\t" }) {
+                problem("bad value for \(key): it holds control characters")
+                continue
+            }
             if let why = option.apply(&options, value) { problem("bad value for \(key): \(value.printableKey) (\(why))") }
         }
         return problems

@@ -53,6 +53,16 @@ final class DaemonOptionsTests: XCTestCase {
         XCTAssertEqual(o.cacheSize, DaemonOptions().cacheSize, "a bad line changes nothing")
     }
 
+    func testControlCharactersInAValueAreRefused() {
+        var o = DaemonOptions()
+        let problems = ConfigFile.apply("ao = a\u{0}b\nvo = \u{1B}[31mred\nmpd-password = pass\tword\n", to: &o)
+        XCTAssertEqual(problems.map(\.line), [1, 2])
+        XCTAssertEqual(problems.first?.message, "bad value for ao: it holds control characters")
+        XCTAssertNil(o.audioOutput)
+        XCTAssertNil(o.videoOutput)
+        XCTAssertEqual(o.mpdPassword, "pass\tword", "a tab is white space, not a control to refuse")
+    }
+
     func testTheCommandLineWinsOverTheFile() {
         var defaults = DaemonOptions()
         XCTAssertEqual(ConfigFile.apply("replaygain = album\nnetwork-timeout = 30\n", to: &defaults), [])
