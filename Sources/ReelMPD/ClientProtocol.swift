@@ -46,9 +46,12 @@ public final class ClientProtocol {
     /// How long the server holds this client's answers and requests (a wrong password); taken with `takeDelay`.
     private var delay: MediaTime = 0
 
+    /// The connection's number (see ClientState.id).
+    public var clientID: Int { state.id }
+
     public init(commands: MPDCommands, authorized: Bool, local: Bool = false) {
         self.commands = commands
-        state = ClientState(authorized: authorized, local: local)
+        state = ClientState(authorized: authorized, local: local, id: commands.newClientID())
     }
 
     /// The bytes to send, which the caller now owns.

@@ -12,10 +12,13 @@ public struct ClientState: Sendable {
     /// Whether it came through the Unix socket (its owner): only such a
     /// client may name files outside the music folder, as in MPD.
     public let local: Bool
+    /// The connection's number, unique in the server's life: whom messages are for.
+    public let id: Int
 
-    public init(authorized: Bool, local: Bool = false) {
+    public init(authorized: Bool, local: Bool = false, id: Int = 0) {
         self.authorized = authorized
         self.local = local
+        self.id = id
     }
 }
 
@@ -49,6 +52,10 @@ public final class MPDCommands {
     private var seen: (catalogue: Int, playlists: Int) = (0, 0)
     /// The database as last built, and the library revision it was built at.
     var cachedTree: (revision: Int64?, tree: LibraryTree)?
+    /// Client-to-client messages, and the clients that got one since the loop last published.
+    var messages = MessageBoard()
+    var messageNews = Set<Int>()
+    var nextClientID = 0
     /// Reads covers off the loop; its `news` wakes the loop when one is read.
     var covers: CoverReader
     /// The loop polls this: a cover was read, and the clients that wait for one go on.
@@ -85,6 +92,7 @@ public final class MPDCommands {
         .merging(queueCommands) { a, _ in a }
         .merging(databaseCommands) { a, _ in a }
         .merging(playlistCommands) { a, _ in a }
+        .merging(messageCommands) { a, _ in a }
 
     /// Runs one request. `idle`, `noidle`, `close` and command lists are the connection's.
     public func execute(_ request: RequestLine, _ client: inout ClientState) throws(Ack) -> Reply {

@@ -182,9 +182,10 @@ public final class MPDServer {
     /// Tells every client what changed in this loop turn.
     public func publish(_ announcements: [Announcement]) {
         let changed = commands.update(announcements)
-        guard !changed.isEmpty else { return }
+        let messaged = commands.takeMessageNews()
+        guard !changed.isEmpty || !messaged.isEmpty else { return }
         for client in Array(clients.values) {
-            client.conversation.notify(changed)
+            client.conversation.notify(messaged.contains(client.conversation.clientID) ? changed.union([.message]) : changed)
             take(client)
             flush(client)
         }
@@ -297,5 +298,6 @@ public final class MPDServer {
     private func drop(_ client: Client) {
         guard clients.removeValue(forKey: client.fd) != nil else { return }
         close(client.fd)
+        commands.clientLeft(client.conversation.clientID)
     }
 }

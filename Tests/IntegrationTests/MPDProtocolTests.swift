@@ -385,3 +385,44 @@ final class MPDDatabaseTests: DaemonTestCase {
         XCTAssertEqual(try tracks().count, 0, "nothing was queued or played for it")
     }
 }
+
+extension MPDProtocolTests {
+    /// Client-to-client messages as python-mpd sends them (mpdscribble's and cantata's use):
+    /// `idle subscription` and `idle message` wake the right clients, and mistakes get MPD's errors.
+    func testClientMessagesReachTheSubscribersAndWakeTheirIdle() throws {
+        try startWithMPD()
+        let out = try pythonMPD("""
+            import threading
+            other = mpd.MPDClient(); other.timeout = 10; other.connect(sys.argv[1])
+            def woken(waiter, subsystem, action):   # what waiter's idle answers once action is done
+                out = []
+                t = threading.Thread(target=lambda: out.append(waiter.idle(subsystem))); t.start()
+                action(); t.join(10); return out[0]
+            print("woken", woken(other, "subscription", lambda: client.subscribe("cantata-dynamic")))
+            print("channels", other.channels())
+            print("message", woken(client, "message", lambda: other.sendmessage("cantata-dynamic", 'start "Evening"')))
+            print("read", client.readmessages(), client.readmessages())
+            for call in [lambda: other.sendmessage("nobody-here", "x"), lambda: client.subscribe("bad name"),
+                         lambda: client.subscribe("cantata-dynamic"), lambda: other.unsubscribe("cantata-dynamic")]:
+                try: call(); print("accepted")
+                except mpd.CommandError as e: print("refused", e)
+            for n in range(15): client.subscribe("c%d" % n)
+            try: client.subscribe("one-too-many")
+            except mpd.CommandError as e: print("refused", e)
+            woken(other, "subscription", lambda: None)   # what the 15 subscriptions raised
+            print("left", woken(other, "subscription", client.disconnect), other.channels())
+            """)
+        XCTAssertEqual(out.split(separator: "\n").map(String.init), [
+            "woken ['subscription']",
+            "channels ['cantata-dynamic']",
+            "message ['message']",
+            #"read [{'channel': 'cantata-dynamic', 'message': 'start "Evening"'}] []"#,
+            "refused [50@0] {sendmessage} nobody is subscribed to this channel",
+            "refused [2@0] {subscribe} invalid channel name",
+            "refused [56@0] {subscribe} already subscribed to this channel",
+            "refused [50@0] {unsubscribe} not subscribed to this channel",
+            "refused [56@0] {subscribe} subscription list is full",
+            "left ['subscription'] []",
+        ])
+    }
+}
