@@ -13,7 +13,7 @@ extension MPDCommands {
             }
             guard let (folders, songs) = tree.listing(name) else { throw Ack.noExist("No such directory") }
             for folder in folders { reply.add("directory", folder) }
-            for song in songs { SongLines.add(file: song.file, song.item.metadata, item: song.item.info, tags: client.tags, to: &reply) }
+            for song in songs { SongLines.add(file: song.file, song.metadata, item: song.item.info, tags: client.tags, to: &reply) }
             if name.isEmpty, let library = mpd.library {
                 for playlist in (try? library.playlists()) ?? [] { mpd.addPlaylistLines(playlist, to: &reply) }
             }
@@ -51,12 +51,12 @@ extension MPDCommands {
             // `count group artist` without a filter counts the whole database.
             let songs = values.isEmpty ? try mpd.tree().songs[...] : try mpd.find(values, exact: true).songs
             var reply = Reply()
-            func add(_ songs: some Sequence<(file: String, item: LibraryItem)>) {
+            func add(_ songs: some Sequence<DatabaseSong>) {
                 reply.add("songs", songs.reduce(0) { n, _ in n + 1 })
                 reply.add("playtime", songs.compactMap(\.item.duration).reduce(0, +) / 1_000_000)
             }
             guard let group else { add(songs); return reply }
-            let byValue = Dictionary(grouping: songs) { group.listedValues($0.item.metadata)[0] }
+            let byValue = Dictionary(grouping: songs) { group.listedValues($0.metadata)[0] }
             for value in byValue.keys.sorted() {
                 reply.add(group.name, value)
                 add(byValue[value]!)
@@ -113,9 +113,9 @@ extension MPDCommands {
         return tree
     }
 
-    func songLines(_ songs: some Sequence<(file: String, item: LibraryItem)>, tags: Set<Tag>) -> Reply {
+    func songLines(_ songs: some Sequence<DatabaseSong>, tags: Set<Tag>) -> Reply {
         var reply = Reply()
-        for song in songs { SongLines.add(file: song.file, song.item.metadata, item: song.item.info, tags: tags, to: &reply) }
+        for song in songs { SongLines.add(file: song.file, song.metadata, item: song.item.info, tags: tags, to: &reply) }
         return reply
     }
 
@@ -124,7 +124,7 @@ extension MPDCommands {
         let name = MPDCommands.folderName(folder)
         let songs = tree.songs(under: name)
         guard !songs.isEmpty || name.isEmpty else {
-            if let item = tree.song(name) { return songLines([(name, item)], tags: tags ?? []) }
+            if let song = tree.databaseSong(name) { return songLines([song], tags: tags ?? []) }
             throw Ack.noExist("No such directory")
         }
         var reply = Reply()
@@ -145,7 +145,7 @@ extension MPDCommands {
             }
             for folder in missing.reversed() { reply.add("directory", folder) }
             if let tags {
-                SongLines.add(file: song.file, song.item.metadata, item: song.item.info, tags: tags, to: &reply)
+                SongLines.add(file: song.file, song.metadata, item: song.item.info, tags: tags, to: &reply)
             } else {
                 reply.add("file", song.file)
             }
@@ -155,7 +155,7 @@ extension MPDCommands {
 
     /// The songs a filter finds, with `sort`, `window` and (for `findadd`) a position read off the end.
     func find(_ arguments: [String], exact: Bool, position: Bool = false)
-        throws(Ack) -> (songs: ArraySlice<(file: String, item: LibraryItem)>, position: String?) {
+        throws(Ack) -> (songs: ArraySlice<DatabaseSong>, position: String?) {
         var filterArgs = arguments
         var sort: String?, window: String?, at: String?
         // Modifiers come in pairs after the filter (at least one argument long).
@@ -168,11 +168,11 @@ extension MPDCommands {
             filterArgs.removeLast()
         }
         let filter = try Filter.parse(filterArgs, exact: exact)
-        var songs = try tree().songs.filter { filter.matches(file: $0.file, $0.item.metadata) }
+        var songs = try tree().songs.filter { filter.matches(file: $0.file, $0.metadata) }
         if let sort {
             let descending = sort.hasPrefix("-")
             let tag = try MPDCommands.tag(String(sort.drop { $0 == "-" }))
-            songs.sort { (tag.matchedValues($0.item.metadata).first ?? "") < (tag.matchedValues($1.item.metadata).first ?? "") }
+            songs.sort { (tag.matchedValues($0.metadata).first ?? "") < (tag.matchedValues($1.metadata).first ?? "") }
             if descending { songs.reverse() }
         }
         guard let window else { return (songs[...], at) }
@@ -191,34 +191,39 @@ extension MPDCommands {
         }
     }
 
-    func list(_ wanted: String, groups: [TagField], songs: ArraySlice<(file: String, item: LibraryItem)>) throws(Ack) -> Reply {
+    func list(_ wanted: String, groups: [TagField], songs: ArraySlice<DatabaseSong>) throws(Ack) -> Reply {
         var reply = Reply()
         if wanted.lowercased() == "file" {
             for song in songs { reply.add("file", song.file) }
             return reply
         }
         let tag = try MPDCommands.tag(wanted)
-        // Rows of (group values..., value), unique, sorted as MPD sorts them; a song
-        // without the tag lists it empty, as MPD does.
-        var rows = Set<[String]>()
+        // Rows of (group values..., value), unique, in byte order as MPD's std::map keeps them; a
+        // song without the tag lists it empty, as MPD does. A row is one string, its values joined by
+        // NUL (which no value holds: a request line cannot carry one): hashing and comparing it is
+        // far cheaper than an array of strings, and NUL sorts below every other byte, so the joined
+        // rows sort as the rows would.
+        var rows = Set<String>()
         for song in songs {
-            let metadata = song.item.metadata
             // Every value of every group, as MPD visits them.
-            var prefixes: [[String]] = [[]]
+            var prefixes = [""]
             for group in groups {
-                prefixes = prefixes.flatMap { prefix in group.listedValues(metadata).map { prefix + [$0] } }
+                let values = group.listedValues(song.metadata)
+                prefixes = values.count == 1 ? prefixes.map { $0 + values[0] + "\0" }
+                    : prefixes.flatMap { prefix in values.map { prefix + $0 + "\0" } }
             }
-            for prefix in prefixes {
-                for value in tag.listedValues(metadata) { rows.insert(prefix + [value]) }
+            for value in tag.listedValues(song.metadata) {
+                for prefix in prefixes { rows.insert(prefix + value) }
             }
         }
-        var previous: [String] = []
-        for row in rows.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
-            for (i, group) in groups.enumerated() where previous.count <= i || previous[..<(i + 1)] != row[..<(i + 1)] {
-                reply.add(group.name, row[i])
+        var previous: [Substring] = []
+        for row in rows.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+            let values = row.split(separator: "\0", omittingEmptySubsequences: false)
+            for (i, group) in groups.enumerated() where previous.count <= i || previous[...i] != values[...i] {
+                reply.add(group.name, String(values[i]))
             }
-            reply.add(tag.name, row[row.count - 1])
-            previous = row
+            reply.add(tag.name, String(values[values.count - 1]))
+            previous = values
         }
         return reply
     }

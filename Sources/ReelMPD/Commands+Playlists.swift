@@ -125,11 +125,11 @@ extension MPDCommands {
     }
 
     /// A stored playlist's songs, named as in the database.
-    func playlistSongs(_ name: String) throws(Ack) -> [(file: String, item: LibraryItem)] {
+    func playlistSongs(_ name: String) throws(Ack) -> [DatabaseSong] {
         let playlist = try storedPlaylist(name)
         let items = try withLibrary { try $0.playlistItems(id: playlist.id) }
         let names = Dictionary(try tree().songs.map { ($0.item.id, $0.file) }) { a, _ in a }
-        return items.map { (names[$0.id] ?? $0.localPath ?? $0.remoteURL ?? "", $0) }
+        return items.map { DatabaseSong(names[$0.id] ?? $0.localPath ?? $0.remoteURL ?? "", $0) }
     }
 
     /// Changes a stored playlist's items (library ids, in order); `creating`: one

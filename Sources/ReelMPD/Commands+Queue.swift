@@ -125,7 +125,7 @@ extension MPDCommands {
             }
             let tree = try tree()
             let name = MPDCommands.folderName(text)
-            let songs = tree.song(name).map { [(file: name, item: $0)] } ?? (expand ? tree.songs(under: name) : [])
+            let songs = tree.databaseSong(name).map { [$0] } ?? (expand ? tree.songs(under: name) : [])
             guard !songs.isEmpty else { throw Ack.noExist("No such song or directory: \(text)") }
             return try songs.map { song throws(Ack) in try validate(song.item.localPath ?? song.item.remoteURL ?? "") }
         }

@@ -1,5 +1,19 @@
 import ReelCore
 
+/// A song of the database: its name there, its item, and the item's tags, made once when the
+/// database is built (making them for every song of every `list` cost more than the list).
+struct DatabaseSong {
+    let file: String
+    let item: LibraryItem
+    let metadata: TrackMetadata
+
+    init(_ file: String, _ item: LibraryItem) {
+        self.file = file
+        self.item = item
+        metadata = item.metadata
+    }
+}
+
 /// The library as MPD's database: local items in folders under the music
 /// folder, remote items in one virtual folder, named by their URLs. Local
 /// items elsewhere are not in it.
@@ -7,16 +21,16 @@ struct LibraryTree {
     static let remoteFolder = "@remote"
 
     /// Every item with its name in the database, sorted by name.
-    let songs: [(file: String, item: LibraryItem)]
+    let songs: [DatabaseSong]
 
     /// `root`: the music folder, absolute, without a trailing slash; nil when there is none.
     init(_ items: [LibraryItem], root: String?) {
-        songs = items.compactMap { item -> (String, LibraryItem)? in
-            guard let path = item.localPath else { return item.remoteURL.map { ($0, item) } }
-            return Self.name(ofPath: path, root: root).map { ($0, item) }
+        songs = items.compactMap { item -> DatabaseSong? in
+            guard let path = item.localPath else { return item.remoteURL.map { DatabaseSong($0, item) } }
+            return Self.name(ofPath: path, root: root).map { DatabaseSong($0, item) }
         }
         // Byte order: what MPD's sorting of names amounts to, and far cheaper than String's.
-        .sorted { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) }
+        .sorted { $0.file.utf8.lexicographicallyPrecedes($1.file.utf8) }
     }
 
     /// A local file's name in the database: its path below `root` (the music
@@ -41,18 +55,18 @@ struct LibraryTree {
     }
 
     /// Songs in `folder` or below it.
-    func songs(under folder: String) -> [(file: String, item: LibraryItem)] {
+    func songs(under folder: String) -> [DatabaseSong] {
         if folder.isEmpty { return songs }
         if folder == Self.remoteFolder { return songs.filter { URLParts.isRemote($0.file) } }
         return songs.filter { $0.file.hasPrefix(folder + "/") }
     }
 
     /// What `lsinfo` shows of a folder: its subfolders and its own songs; nil when there is no such folder.
-    func listing(_ folder: String) -> (folders: [String], songs: [(file: String, item: LibraryItem)])? {
+    func listing(_ folder: String) -> (folders: [String], songs: [DatabaseSong])? {
         let below = songs(under: folder)
         guard !below.isEmpty || folder.isEmpty else { return nil }
         var folders = Set<String>()
-        var own: [(file: String, item: LibraryItem)] = []
+        var own: [DatabaseSong] = []
         for song in below {
             let parent = Self.parent(song.file)
             if parent == folder {
@@ -69,8 +83,10 @@ struct LibraryTree {
     }
 
     /// The song of this database name, if there is one.
-    func song(_ file: String) -> LibraryItem? {
-        songs.first { $0.file == file }?.item
+    func song(_ file: String) -> LibraryItem? { databaseSong(file)?.item }
+
+    func databaseSong(_ file: String) -> DatabaseSong? {
+        songs.first { $0.file == file }
     }
 
 }

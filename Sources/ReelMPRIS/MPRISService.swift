@@ -278,8 +278,12 @@ public final class MPRISService {
         check("LoopStatus", \.loop)
         check("Rate", \.rate)
         check("Shuffle", \.shuffle)
-        // What the map shows, not the whole entry: its stored position changes every second.
-        check("Metadata") { MetadataMap.of($0.current) }
+        // What the map is made of, not the whole entry (its stored position changes every second),
+        // and not the map itself: making two maps each loop turn cost more than the MPD request it served.
+        if published.current?.id != now.current?.id || published.current?.uri != now.current?.uri
+            || published.current?.metadata != now.current?.metadata, let value = try? read(MPRIS.player, "Metadata") {
+            changed.append(("Metadata", value))
+        }
         check("Volume", \.volume)
         check("CanGoNext", \.canGoNext)
         check("CanGoPrevious", \.canGoPrevious)

@@ -301,6 +301,11 @@ public final class MPVBackend {
     /// rather than observed: `audio-bitrate` changes with every packet, and while `audio-params`
     /// was observed Position on PipeWire looked further ahead (not established; docs/status.md).
     public func audioNow() -> (format: AudioFormat?, bitrate: Int?) {
+        // A property read goes through mpv's core thread (two thread switches): answered from what
+        // was read last while the format stands (until an event of the kind that changes it) and the
+        // bitrate, MPD's "current" one, is less than a second old.
+        let now = monotonicNow()
+        if let cached = audioRead, now - cached.at < 1_000_000 { return (cached.format, cached.bitrate) }
         var node = mpv_node()
         var format: AudioFormat?
         if mpv_get_property(handle, "audio-params", MPV_FORMAT_NODE, &node) >= 0 {
@@ -311,8 +316,12 @@ public final class MPVBackend {
         // bit/s to kbit/s, once, here at the edge.
         let kbps = mpv_get_property(handle, "audio-bitrate", MPV_FORMAT_DOUBLE, &bits) >= 0 && bits.isFinite && bits >= 0
             ? Int((bits / 1000).rounded()) : nil
+        audioRead = format == nil ? nil : (format, kbps, now)   // not known yet: asked again next time
         return (format, kbps)
     }
+
+    /// What `audioNow` read last, and when; forgotten at each event that can change the format.
+    private var audioRead: (format: AudioFormat?, bitrate: Int?, at: MonotonicTime)?
 
     /// mpv's real position now, in µs; nil when nothing is playing.
     public func position() -> MediaTime? {
@@ -330,6 +339,11 @@ public final class MPVBackend {
         wakeup.drain()
         var events: [BackendEvent] = []
         while let event = mpv_wait_event(handle, 0), event.pointee.event_id != MPV_EVENT_NONE {
+            switch event.pointee.event_id {
+            case MPV_EVENT_AUDIO_RECONFIG, MPV_EVENT_START_FILE, MPV_EVENT_FILE_LOADED, MPV_EVENT_END_FILE, MPV_EVENT_PLAYBACK_RESTART:
+                audioRead = nil
+            default: break
+            }
             if let translated = translate(event.pointee) { events.append(translated) }
         }
         for (serial, url, kind) in classified.take() where pendingHook?.serial == serial {

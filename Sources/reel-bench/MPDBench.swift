@@ -23,6 +23,33 @@ struct MPDBench {
         var list: Stats
     }
 
+    /// Profiling (`reel-bench --mpd-profile WHAT`): reeld alone, one measure repeated for
+    /// `seconds` while `perf record -p` watches it (the pid is printed first).
+    func profile(_ what: String, seconds: Double = 10) throws {
+        let music = dir.appendingPathComponent("mpd-bench-music")
+        let tags = try makeMusic(music)
+        try withReel(music, tags: tags) { socket, client, _, pid in
+            _ = try client.command("play 0")
+            let idler = try MPDClient(path: socket)
+            say("reeld pid \(pid): \(what) for \(Int(seconds)) s")
+            let end = Date().addingTimeInterval(seconds)
+            var n = 0
+            while Date() < end {
+                switch what {
+                case "status": _ = try client.command("status")
+                case "pause":
+                    idler.send("idle player\n")
+                    _ = try client.command(n % 2 == 0 ? "pause 1" : "pause 0")
+                    _ = idler.reply(timeout: 5)
+                case "playlistinfo": _ = try client.command("playlistinfo", timeout: 60)
+                default: _ = try client.command("list album group albumartist", timeout: 60)
+                }
+                n += 1
+            }
+            print("\(n) rounds")
+        }
+    }
+
     func run() throws -> (reel: Side, mpd: Side) {
         let music = dir.appendingPathComponent("mpd-bench-music")
         let tags = try makeMusic(music)
@@ -61,18 +88,24 @@ struct MPDBench {
     }
 
     private func measureReel(_ music: URL, tags: [ProbedItem]) throws -> Side {
+        try withReel(music, tags: tags) { socket, client, mpris, _ in try measure(socket: socket, client: client, mpris: mpris) }
+    }
+
+    /// reeld on a private bus with the library of `tags` and all of it queued.
+    private func withReel<T>(_ music: URL, tags: [ProbedItem],
+                             _ body: (String, MPDClient, Connection, Int32) throws -> T) throws -> T {
         let home = dir.appendingPathComponent("mpd-bench-reel")
         try? FileManager.default.removeItem(at: home)
         let library = try Library(path: home.appendingPathComponent("data/reel/library.sqlite3").path)
         _ = try library.addAll(tags)
         let bus = try PrivateBus()
-        let reeld = try ChildProcess(Installed.reeld, ["--ao", "null", "--fresh"], busAddress: bus.address, home: home)
+        let reeld = try ChildProcess(Installed.reeld, ["--ao", "null", "--fresh", "--music-dir", music.path], busAddress: bus.address, home: home)
         defer { reeld.stop() }
         let socket = home.appendingPathComponent("reel/mpd.socket").path
         let client = try connect(socket, within: 30)
         _ = try client.command("add \"\"", timeout: 60)
         let mpris = try Connection(address: bus.address)
-        return try measure(socket: socket, client: client, mpris: mpris)
+        return try body(socket, client, mpris, reeld.process.processIdentifier)
     }
 
     private func connect(_ socket: String, within seconds: Double) throws -> MPDClient {
@@ -153,7 +186,9 @@ struct MPDBench {
             let file = folder.appendingPathComponent(String(format: "%05d.mp3", i))
             let (title, artist, album, albumArtist) = ("Song \(i)", "Artist \(i % 500)", "Album \(i % 1000)", "Band \(i % 200)")
             try (ID3.tag(["TIT2": title, "TPE1": artist, "TALB": album, "TPE2": albumArtist]) + audio).write(to: file)
-            items.append(ProbedItem(title: title, artist: artist, album: album, duration: 1_000_000, localPath: file.path))
+            var item = ProbedItem(title: title, artist: artist, album: album, duration: 1_000_000, localPath: file.path)
+            item.albumArtist = albumArtist   // as MPD reads TPE2: both group the same albums
+            items.append(item)
         }
         return items
     }

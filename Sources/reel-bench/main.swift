@@ -247,6 +247,12 @@ if CommandLine.arguments.contains("--snapcast") {
     finish()
 }
 
+// `reel-bench --mpd-profile status|pause|playlistinfo|list` runs one MPD measure on reeld for
+// 10 s, to be watched with `perf record -g -p PID` (docs/benchmark.md).
+if let i = CommandLine.arguments.firstIndex(of: "--mpd-profile") {
+    try MPDBench(dir: dir).profile(CommandLine.arguments.count > i + 1 ? CommandLine.arguments[i + 1] : "status")
+    finish()
+}
 // `reel-bench --mpd` measures only the MPD protocol.
 if CommandLine.arguments.contains("--mpd") {
     printMPDFigures(try MPDBench(dir: dir).run())

@@ -265,11 +265,15 @@ final class Daemon: Session {
         // What the start did (the files given on the command line) is announced before any
         // call is answered: a client that reads Tracks must not get TrackAdded for them after.
         publish()
+        // Whether the backend's wakeup pipe and the task mailbox had something at the last poll
+        // (both at first): draining them costs syscalls and, in libmpv, a timed wait, which made up a
+        // fifth of an MPD `status` round trip when done every turn.
+        var backendReady = true, tasksReady = true
         while !quitting {
             // libdbus may already hold messages it read while writing: take them first.
             while let message = connection.popMessage() { mpris?.handle(message) }
-            for event in backend.drainEvents() { feed(event) }
-            for task in tasks.take() { handle(task) }
+            if backendReady { for event in backend.drainEvents() { feed(event) } }
+            if tasksReady { for task in tasks.take() { handle(task) } }
             publish()
             store()
             if quitting { break }
@@ -281,6 +285,8 @@ final class Daemon: Session {
             let wait = connection.hasQueuedMessages ? 0 : mpd?.deadline.map { Int32(clamping: max(0, $0 - monotonicNow()) / 1000 + 1) } ?? -1
             let ready = poll(&fds, nfds_t(fds.count), wait)
             if ready < 0 && errno != EINTR { log("poll failed: \(String(cString: strerror(errno)))"); return 1 }
+            backendReady = fds[1].revents != 0
+            tasksReady = fds[3].revents != 0
             if fds[4].revents != 0 {
                 timer.acknowledge()
                 perform(engine.tick(now: monotonicNow()))
