@@ -39,8 +39,12 @@ public enum URLParts {
     }
 
     /// `%XX` escapes decoded; nil when an escape is malformed or the bytes are not UTF-8.
-    public static func percentDecoded(_ text: some StringProtocol) -> String? {
-        guard text.contains("%") else { return String(text) }
+    public static func percentDecoded(_ text: String) -> String? { percentDecoded(text[...]) }
+
+    /// Not generic: a generic one is not specialized across modules, and `playlistinfo` decodes
+    /// every entry's name (its byte loop ran 10× slower through protocol witnesses).
+    public static func percentDecoded(_ text: Substring) -> String? {
+        guard text.utf8.contains(UInt8(ascii: "%")) else { return String(text) }   // bytes: Characters cost 10× as much
         var bytes: [UInt8] = []
         var utf8 = text.utf8.makeIterator()
         while let byte = utf8.next() {

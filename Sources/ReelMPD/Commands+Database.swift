@@ -198,33 +198,35 @@ extension MPDCommands {
             return reply
         }
         let tag = try MPDCommands.tag(wanted)
-        // Rows of (group values..., value), unique, in byte order as MPD's std::map keeps them; a
-        // song without the tag lists it empty, as MPD does. A row is one string, its values joined by
-        // NUL (which no value holds: a request line cannot carry one): hashing and comparing it is
-        // far cheaper than an array of strings, and NUL sorts below every other byte, so the joined
-        // rows sort as the rows would.
-        var rows = Set<String>()
+        // A tree of values, one level a group and the tag's values last, as MPD's RecursiveMap: each
+        // song walks down it with every value of every group (as MPD visits them), and a song without
+        // the tag lists it empty, as MPD does. Walked in byte order, as MPD's std::map keeps it.
+        let root = ValueTree()
         for song in songs {
-            // Every value of every group, as MPD visits them.
-            var prefixes = [""]
-            for group in groups {
-                let values = group.listedValues(song.metadata)
-                prefixes = values.count == 1 ? prefixes.map { $0 + values[0] + "\0" }
-                    : prefixes.flatMap { prefix in values.map { prefix + $0 + "\0" } }
+            let metadata = song.metadata
+            // Most songs have one value of each: straight down, without visiting.
+            if groups.count <= 1, let value = tag.singleListedValue(metadata) {
+                if groups.isEmpty { root.addLeaf(value); continue }
+                if let group = groups[0].singleListedValue(metadata) { root.child(group).addLeaf(value); continue }
             }
-            for value in tag.listedValues(song.metadata) {
-                for prefix in prefixes { rows.insert(prefix + value) }
+            func insert(_ node: ValueTree, _ level: Int) {
+                guard level < groups.count else { return tag.forEachListedValue(metadata) { node.addLeaf($0) } }
+                groups[level].forEachListedValue(metadata) { insert(node.child($0), level + 1) }
+            }
+            insert(root, 0)
+        }
+        func write(_ node: ValueTree, _ level: Int) {
+            let byBytes: (String, String) -> Bool = { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            guard level < groups.count else {
+                for value in node.leaves.sorted(by: byBytes) { reply.add(tag.name, value) }
+                return
+            }
+            for key in node.children.keys.sorted(by: byBytes) {
+                reply.add(groups[level].name, key)
+                write(node.children[key]!, level + 1)
             }
         }
-        var previous: [Substring] = []
-        for row in rows.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
-            let values = row.split(separator: "\0", omittingEmptySubsequences: false)
-            for (i, group) in groups.enumerated() where previous.count <= i || previous[...i] != values[...i] {
-                reply.add(group.name, String(values[i]))
-            }
-            reply.add(tag.name, String(values[values.count - 1]))
-            previous = values
-        }
+        write(root, 0)
         return reply
     }
 
