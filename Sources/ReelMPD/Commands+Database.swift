@@ -198,6 +198,11 @@ extension MPDCommands {
             return reply
         }
         let tag = try MPDCommands.tag(wanted)
+        // Songs of the tree as it is now (a write that landed in between makes another tree).
+        let tree = try tree()
+        if groups.count <= 1, songs.allSatisfy({ $0.index < tree.songs.count && tree.songs[$0.index] === $0 }) {
+            return listByColumns(tag, group: groups.first, songs: songs, tree: tree)
+        }
         // A tree of values, one level a group and the tag's values last, as MPD's RecursiveMap: each
         // song walks down it with every value of every group (as MPD visits them), and a song without
         // the tag lists it empty, as MPD does. Walked in byte order, as MPD's std::map keeps it.
@@ -227,6 +232,39 @@ extension MPDCommands {
             }
         }
         write(root, 0)
+        return reply
+    }
+
+    /// `list TAG [group GROUP]`, the common forms, from the tree's columns: each song adds the
+    /// pairs of ranks of its values; sorted, they come out in MPD's order, each pair once.
+    private func listByColumns(_ tag: TagField, group: TagField?, songs: ArraySlice<DatabaseSong>, tree: LibraryTree) -> Reply {
+        let values = tree.column(tag)
+        var reply = Reply()
+        guard let group else {
+            var seen = [Bool](repeating: false, count: values.values.count)
+            for song in songs { values.forEachRank(of: song.index) { seen[Int($0)] = true } }
+            for (rank, value) in values.values.enumerated() where seen[rank] { reply.add(tag.name, value) }
+            return reply
+        }
+        let groups = tree.column(group)
+        var pairs: [Int64] = []
+        pairs.reserveCapacity(songs.count)
+        for song in songs {
+            groups.forEachRank(of: song.index) { g in
+                values.forEachRank(of: song.index) { v in pairs.append(Int64(g) << 32 | Int64(v)) }
+            }
+        }
+        pairs.sort()
+        var last: Int64 = -1
+        var lastGroup: Int64 = -1
+        for pair in pairs where pair != last {
+            last = pair
+            if pair >> 32 != lastGroup {
+                lastGroup = pair >> 32
+                reply.add(group.name, groups.values[Int(lastGroup)])
+            }
+            reply.add(tag.name, values.values[Int(pair & 0xFFFF_FFFF)])
+        }
         return reply
     }
 

@@ -7,6 +7,8 @@ final class DatabaseSong {
     let file: String
     let item: LibraryItem
     let metadata: TrackMetadata
+    /// Its place in the tree's `songs` (set when the tree is built): its row in a `TagColumn`.
+    fileprivate(set) var index = -1
 
     init(_ file: String, _ item: LibraryItem) {
         self.file = file
@@ -23,6 +25,16 @@ struct LibraryTree {
 
     /// Every item with its name in the database, sorted by name.
     let songs: [DatabaseSong]
+    /// The tags' columns, made when first asked for; they live as long as the tree.
+    private let columns = ColumnCache()
+
+    /// One tag's listed values for every song of the tree.
+    func column(_ field: TagField) -> TagColumn {
+        if let column = columns.byName[field.name] { return column }
+        let column = TagColumn(songs, field)
+        columns.byName[field.name] = column
+        return column
+    }
 
     /// `root`: the music folder, absolute, without a trailing slash; nil when there is none.
     init(_ items: [LibraryItem], root: String?) {
@@ -32,6 +44,7 @@ struct LibraryTree {
         }
         // Byte order: what MPD's sorting of names amounts to, and far cheaper than String's.
         .sorted { $0.file.utf8.lexicographicallyPrecedes($1.file.utf8) }
+        for (i, song) in songs.enumerated() { song.index = i }
     }
 
     /// A local file's name in the database: its path below `root` (the music
@@ -109,4 +122,55 @@ final class ValueTree {
 
     /// A value of the last level, which has nothing below it.
     func addLeaf(_ value: String) { leaves.insert(value) }
+}
+
+/// One tag's listed values (`TagField.listedValues`) for every song of a tree, as ranks of the
+/// distinct values in byte order: `list` sorts and dedupes integers instead of hashing and comparing
+/// strings for each song, which made it slower than MPD's.
+final class TagColumn {
+    /// The distinct values, in byte order: a rank is an index here.
+    let values: [String]
+    /// Each song's one value's rank, or -1 for a song with several (in `several`).
+    private let ranks: [Int32]
+    private let several: [Int: [Int32]]
+
+    init(_ songs: [DatabaseSong], _ field: TagField) {
+        var ids: [String: Int32] = [:]
+        var distinct: [String] = []
+        func id(_ value: String) -> Int32 {
+            if let id = ids[value] { return id }
+            let id = Int32(distinct.count)
+            ids[value] = id
+            distinct.append(value)
+            return id
+        }
+        var first = [Int32](repeating: -1, count: songs.count)
+        var several: [Int: [Int32]] = [:]
+        for (i, song) in songs.enumerated() {
+            if let value = field.singleListedValue(song.metadata) {
+                first[i] = id(value)
+            } else {
+                var list: [Int32] = []
+                field.forEachListedValue(song.metadata) { list.append(id($0)) }
+                several[i] = list
+            }
+        }
+        let order = distinct.indices.sorted { distinct[$0].utf8.lexicographicallyPrecedes(distinct[$1].utf8) }
+        var rankOf = [Int32](repeating: 0, count: distinct.count)
+        for (rank, id) in order.enumerated() { rankOf[Int(id)] = Int32(rank) }
+        values = order.map { distinct[$0] }
+        ranks = first.map { $0 < 0 ? -1 : rankOf[Int($0)] }
+        self.several = several.mapValues { $0.map { rankOf[Int($0)] } }
+    }
+
+    /// The ranks of the song's values.
+    func forEachRank(of song: Int, _ body: (Int32) -> Void) {
+        let rank = ranks[song]
+        if rank >= 0 { body(rank) } else { several[song]?.forEach(body) }
+    }
+}
+
+/// The columns a tree made so far (a class: the tree is a value, its cache is filled in place).
+final class ColumnCache {
+    var byName: [String: TagColumn] = [:]
 }

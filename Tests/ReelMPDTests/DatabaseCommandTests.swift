@@ -83,6 +83,34 @@ final class DatabaseCommandTests: XCTestCase {
         XCTAssertEqual(c.send("add Nowhere/x.ogg"), "ACK [50@0] {add} No such song or directory: Nowhere/x.ogg\n")
     }
 
+    /// `list` with no group or one (counted from the tree's columns) and with two (walked): the
+    /// same rows in MPD's byte order, each once, songs of several genres under each of them.
+    func testListsOfOneGroupAndOfTwoAgree() {
+        let c = Conversation()
+        let genres = ["Rock;Pop", "Pop", nil, "Émo", "rock"]
+        for i in 0..<40 {
+            c.library.add("/music/a/\(i).ogg", title: "T\(i)", artist: ["Zed", "abba", "Abba", "Ärzte"][i % 4],
+                          album: i % 5 == 0 ? nil : "Album \(i % 3)", genre: genres[i % genres.count])
+        }
+        c.settle()
+        XCTAssertEqual(lines(c, "list genre", "Genre"), ["", "Pop", "Rock", "rock", "Émo"], "byte order, the empty value first")
+        let one = c.send("list genre group artist")
+        let two = c.send("list genre group artist group album")
+        // Two groups, with the album lines taken out and each artist's genres merged, give one group's rows.
+        var merged: [String: Set<String>] = [:]
+        var artist = ""
+        for line in two.split(separator: "\n") {
+            if line.hasPrefix("Artist: ") { artist = String(line.dropFirst(8)) }
+            if line.hasPrefix("Genre: ") { merged[artist, default: []].insert(String(line.dropFirst(7))) }
+        }
+        let expected = merged.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.flatMap { artist in
+            ["Artist: \(artist)"] + merged[artist]!.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map { "Genre: \($0)" }
+        }
+        XCTAssertEqual(one.split(separator: "\n").map(String.init), expected + ["OK"])
+        XCTAssertEqual(lines(c, "list genre group artist", "Artist"), ["Abba", "Zed", "abba", "Ärzte"])
+        XCTAssertEqual(lines(c, #"list genre "(artist == \"Zed\")" group artist"#, "Genre"), ["", "Pop", "Rock", "rock", "Émo"])
+    }
+
     func testCountAndListWithGroups() {
         let c = stocked()
         XCTAssertEqual(c.send("count album Gold"), "songs: 2\nplaytime: 180\nOK\n")

@@ -167,8 +167,10 @@ final class ScriptedLibrary: LibrarySession {
     init(session: ScriptedSession) { self.session = session }
 
     @discardableResult
-    func add(_ path: String, title: String? = nil, artist: String? = nil, album: String? = nil, seconds: Int64 = 60) -> LibraryItem {
+    func add(_ path: String, title: String? = nil, artist: String? = nil, album: String? = nil, seconds: Int64 = 60,
+             genre: String? = nil) -> LibraryItem {
         var info = ProbedItem(title: title, artist: artist, album: album, duration: seconds * 1_000_000)
+        info.genre = genre
         if path.hasPrefix("http") { info.remoteURL = path } else { info.localPath = path }
         let item = LibraryItem(id: Int64(items.count + 1), info: info)
         items.append(item)
