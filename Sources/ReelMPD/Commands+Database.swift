@@ -1,3 +1,4 @@
+import Glibc
 import ReelCore
 
 /// The library as MPD's database: browsing, finding, listing, counting, re-importing.
@@ -12,7 +13,7 @@ extension MPDCommands {
                 return reply
             }
             guard let (folders, songs) = tree.listing(name) else { throw Ack.noExist("No such directory") }
-            for folder in folders { reply.add("directory", folder) }
+            for folder in folders { mpd.addDirectory(folder, withTime: true, to: &reply) }
             for song in songs { SongLines.add(file: song.file, song.metadata, item: song.item.info, tags: client.tags, to: &reply) }
             if name.isEmpty, let library = mpd.library {
                 for playlist in (try? library.playlists()) ?? [] { mpd.addPlaylistLines(playlist, to: &reply) }
@@ -69,7 +70,9 @@ extension MPDCommands {
             while values.count >= 2, values[values.count - 2] == "group" {
                 let group = try MPDCommands.tag(values.removeLast())
                 // Every value of every group is visited: a tag twice (genre × genre × …) would multiply without end.
-                guard !groups.contains(group) else { throw Ack.argument("Duplicate group: \(group.name)") }
+                guard !groups.contains(group), group != (try? MPDCommands.tag(args[0]!)) else {
+                    throw Ack.argument("Conflicting group")   // MPD's words, for a group named twice or the listed tag
+                }
                 groups.insert(group, at: 0)
                 values.removeLast()
             }
@@ -94,6 +97,16 @@ extension MPDCommands {
     static func tag(_ name: String) throws(Ack) -> TagField {
         guard let tag = TagField(named: name) else { throw Ack.argument("Unknown tag type: \(name)") }
         return tag
+    }
+
+    /// A folder's line, and with `withTime` (lsinfo, listallinfo) its Last-Modified as MPD gives it:
+    /// the folder's own time on the disk.
+    func addDirectory(_ name: String, withTime: Bool, to reply: inout Reply) {
+        reply.add("directory", name)
+        guard withTime, let root = musicFolder, name != LibraryTree.remoteFolder else { return }
+        var info = stat()
+        guard stat(root + "/" + name, &info) == 0 else { return }
+        reply.add("Last-Modified", UTCTime.iso8601(Int64(info.st_mtim.tv_sec)))
     }
 
     /// Every item of the library.
@@ -131,7 +144,7 @@ extension MPDCommands {
         var shown = Set<String>()
         // The folder asked for comes first, as in MPD.
         if !name.isEmpty {
-            reply.add("directory", name)
+            addDirectory(name, withTime: tags != nil, to: &reply)
             shown.insert(name)
         }
         for song in songs {
@@ -143,7 +156,7 @@ extension MPDCommands {
                 shown.insert(parent)
                 parent = parent == LibraryTree.remoteFolder ? "" : LibraryTree.parent(parent)
             }
-            for folder in missing.reversed() { reply.add("directory", folder) }
+            for folder in missing.reversed() { addDirectory(folder, withTime: tags != nil, to: &reply) }
             if let tags {
                 SongLines.add(file: song.file, song.metadata, item: song.item.info, tags: tags, to: &reply)
             } else {

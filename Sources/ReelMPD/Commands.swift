@@ -103,7 +103,8 @@ public final class MPDCommands {
             throw Ack(.permission, "you don't have permission for \"\(request.name)\"")
         }
         guard entry.arguments.contains(request.arguments.count) else {
-            throw Ack.argument("wrong number of arguments for \"\(request.name)\"")
+            let few = request.arguments.count < entry.arguments.lowerBound
+            throw Ack.argument("too \(few ? "few" : "many") arguments for \"\(request.name)\"")   // MPD's words
         }
         return try entry.run(self, Arguments(request.arguments), &client)
     }

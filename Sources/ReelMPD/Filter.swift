@@ -132,7 +132,7 @@ private struct ExpressionParser {
             op = found
             rest.removeFirst(found.rawValue.count)
         } else {
-            throw Ack.argument("Unknown filter operator (reel knows ==, !=, contains, starts_with)")
+            throw Ack.argument("'==' or '!=' expected")   // MPD 0.23's words (contains and starts_with work too)
         }
         skipSpaces()
         let value = try quoted()

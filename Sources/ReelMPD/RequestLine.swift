@@ -36,13 +36,13 @@ public struct RequestLine: Equatable, Sendable {
                         value.append(c)
                     }
                 }
-                guard closed else { throw Ack.argument("Missing closing '\"'") }
-                if let c = rest.first, c != " " && c != "\t" { throw Ack.argument("Space expected after closing '\"'") }
+                guard closed else { throw Ack(.unknown, "Missing closing '\"'") }
+                if let c = rest.first, c != " " && c != "\t" { throw Ack(.unknown, "Space expected after closing '\"'") }
                 arguments.append(String(value))
             } else {
                 let word = rest.prefix { $0 != " " && $0 != "\t" }
                 if word.contains("\"") || word.contains(where: { $0.value < 0x20 }) {
-                    throw Ack.argument("Invalid unquoted character")
+                    throw Ack(.unknown, "Invalid unquoted character")
                 }
                 rest.removeFirst(word.count)
                 arguments.append(String(String.UnicodeScalarView(word)))

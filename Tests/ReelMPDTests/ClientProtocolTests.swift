@@ -13,7 +13,8 @@ final class ClientProtocolTests: XCTestCase {
         XCTAssertEqual(c.send("ping"), "OK\n")
         XCTAssertEqual(c.send("frobnicate"), "ACK [5@0] {} unknown command \"frobnicate\"\n")
         XCTAssertEqual(c.send("play 3"), "ACK [2@0] {play} Bad song index\n")
-        XCTAssertEqual(c.send("setvol"), "ACK [2@0] {setvol} wrong number of arguments for \"setvol\"\n")
+        XCTAssertEqual(c.send("setvol"), "ACK [2@0] {setvol} too few arguments for \"setvol\"\n")
+        XCTAssertEqual(c.send("ping 1"), "ACK [2@0] {ping} too many arguments for \"ping\"\n")
         XCTAssertEqual(c.send("setvol loud"), "ACK [2@0] {setvol} Integer expected: loud\n")
         XCTAssertEqual(c.send("add relative/path.ogg").prefix(11), "ACK [50@0] ")
     }

@@ -232,7 +232,7 @@ final class DatabaseCommandTests: XCTestCase {
         XCTAssertEqual(lines(c, "list album group date", "Date"), [""])
         // A hostile list: the same multi-valued tag grouped again and again would multiply the rows without end.
         XCTAssertEqual(c.send("list title" + String(repeating: " group genre", count: 40)),
-                       "ACK [2@0] {list} Duplicate group: Genre\n")
+                       "ACK [2@0] {list} Conflicting group\n")
         XCTAssertEqual(c.send(#"find Nonsense "x""#), "ACK [2@0] {find} Unknown filter type: Nonsense\n")
         XCTAssertEqual(lines(c, #"find album """#, "Title"), ["Episode 1"], "a song without an album has it empty")
     }

@@ -49,7 +49,9 @@ final class FileAccessTests: XCTestCase {
 
     func testAnItemOutsideTheMusicFolderMovesNothing() {
         let c = conversation(local: false)
-        XCTAssertEqual(c.send("lsinfo"), "directory: Album\ndirectory: Odd\nOK\n")
+        let listing = c.send("lsinfo").split(separator: "\n")
+        XCTAssertEqual(listing.filter { !$0.hasPrefix("Last-Modified: ") }, ["directory: Album", "directory: Odd", "OK"])
+        XCTAssertEqual(listing.filter { $0.hasPrefix("Last-Modified: ") }.count, 2, "each folder with its time, as MPD")
         XCTAssertEqual(c.send("lsinfo Album").components(separatedBy: "\n").first, "file: Album/a.ogg")
         XCTAssertTrue(c.send("listall").components(separatedBy: "\n").allSatisfy { !$0.contains("c.ogg") })
     }
