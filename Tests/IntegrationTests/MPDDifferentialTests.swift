@@ -14,31 +14,6 @@ final class MPDDifferentialTests: DaemonTestCase {
         super.tearDown()
     }
 
-    /// The library: (folder/file, tags).
-    static let songs: [(String, [String: String])] = [
-        ("Abba/Gold/01 Dancing Queen.mp3", ["title": "Dancing Queen", "artist": "Abba", "album": "Gold", "track": "1",
-                                            "date": "1992", "genre": "Pop"]),
-        // One genre a song: reel splits "Pop;Disco" into two genres where MPD 0.23 shows one (docs/mpd.md).
-        ("Abba/Gold/02 Waterloo.mp3", ["title": "Waterloo", "artist": "Abba", "album": "Gold", "track": "2", "date": "1992",
-                                       "genre": "Disco"]),
-        ("Various/Hits/01 One.mp3", ["title": "One", "artist": "Zed", "album": "Hits", "album_artist": "Various Artists",
-                                     "track": "1", "disc": "1", "date": "2001", "genre": "Rock"]),
-        ("Various/Hits/02 Two.mp3", ["title": "Two", "artist": "Ärzte", "album": "Hits", "album_artist": "Various Artists",
-                                     "track": "2", "disc": "2", "date": "2001"]),
-        ("Loose/untagged.mp3", [:]),
-        ("Loose/only title.mp3", ["title": "Only a title"]),
-    ]
-
-    func makeLibrary(_ music: URL) throws {
-        for (name, tags) in Self.songs {
-            let file = music.appendingPathComponent(name)
-            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-            var args = ["-f", "lavfi", "-i", "sine=frequency=440:duration=1"]
-            for (key, value) in tags.sorted(by: { $0.key < $1.key }) { args += ["-metadata", "\(key)=\(value)"] }
-            try Tones.ffmpeg(args + ["-c:a", "libmp3lame", "-b:a", "64k", "-id3v2_version", "3", file.path])
-        }
-    }
-
     /// Starts MPD 0.23 on the music folder and waits until its database is made.
     func startMPD(_ music: URL) throws -> MPDClient {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/mpd") else { throw XCTSkip("mpd is not installed (make deps)") }
@@ -60,23 +35,6 @@ final class MPDDifferentialTests: DaemonTestCase {
         let client = try connect(socket)
         try updateAndWait(client)
         return client
-    }
-
-    func connect(_ socket: String) throws -> MPDClient {
-        let deadline = Date().addingTimeInterval(20)
-        while true {
-            if let client = try? MPDClient(path: socket) { return client }
-            guard Date() < deadline else { throw TestFailure("no MPD server on \(socket)") }
-            listen(for: 0.05)
-        }
-    }
-
-    /// `update`, then `idle update` until `status` no longer says it is updating.
-    func updateAndWait(_ client: MPDClient) throws {
-        _ = try client.command("update", timeout: 20)
-        while try client.pairs("status")["updating_db"] != nil {
-            _ = try client.command("idle update", timeout: 30)
-        }
     }
 
     /// The reply as lines, with what differs by design taken out (docs/mpd.md): the Format line, and
@@ -109,7 +67,7 @@ final class MPDDifferentialTests: DaemonTestCase {
 
     func testTheSameRequestsGetTheSameAnswers() throws {
         let music = home.appendingPathComponent("music")
-        try makeLibrary(music)
+        try makeTaggedLibrary(music)
         let theirs = try startMPD(music)
         try startWithMPD([], ["--music-dir", music.path])
         let ours = try connect(socketPath)

@@ -68,3 +68,50 @@ extension DaemonTestCase {
         return child.text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }
+
+/// A small tagged library on disk, for MPD clients and for MPD itself to read.
+extension DaemonTestCase {
+    /// The library: (folder/file, tags): two albums, a compilation with an album artist and
+    /// discs, songs without tags, a name outside ASCII. One genre a song (see MPDDifferentialTests).
+    static let taggedSongs: [(String, [String: String])] = [
+        ("Abba/Gold/01 Dancing Queen.mp3", ["title": "Dancing Queen", "artist": "Abba", "album": "Gold", "track": "1",
+                                            "date": "1992", "genre": "Pop"]),
+        ("Abba/Gold/02 Waterloo.mp3", ["title": "Waterloo", "artist": "Abba", "album": "Gold", "track": "2", "date": "1992",
+                                       "genre": "Disco"]),
+        ("Various/Hits/01 One.mp3", ["title": "One", "artist": "Zed", "album": "Hits", "album_artist": "Various Artists",
+                                     "track": "1", "disc": "1", "date": "2001", "genre": "Rock"]),
+        ("Various/Hits/02 Two.mp3", ["title": "Two", "artist": "Ärzte", "album": "Hits", "album_artist": "Various Artists",
+                                     "track": "2", "disc": "2", "date": "2001"]),
+        ("Loose/untagged.mp3", [:]),
+        ("Loose/only title.mp3", ["title": "Only a title"]),
+    ]
+
+    /// Writes `taggedSongs` as 1-second MP3s (ID3v2.3) under `music`.
+    func makeTaggedLibrary(_ music: URL) throws {
+        for (name, tags) in Self.taggedSongs {
+            let file = music.appendingPathComponent(name)
+            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            var args = ["-f", "lavfi", "-i", "sine=frequency=440:duration=1"]
+            for (key, value) in tags.sorted(by: { $0.key < $1.key }) { args += ["-metadata", "\(key)=\(value)"] }
+            try Tones.ffmpeg(args + ["-c:a", "libmp3lame", "-b:a", "64k", "-id3v2_version", "3", file.path])
+        }
+    }
+
+    /// Connects to an MPD protocol socket, waiting for it to be served.
+    func connect(_ socket: String) throws -> MPDClient {
+        let deadline = Date().addingTimeInterval(20)
+        while true {
+            if let client = try? MPDClient(path: socket) { return client }
+            guard Date() < deadline else { throw TestFailure("no MPD server on \(socket)") }
+            listen(for: 0.05)
+        }
+    }
+
+    /// `update`, then `idle update` until `status` no longer says it is updating.
+    func updateAndWait(_ client: MPDClient) throws {
+        _ = try client.command("update", timeout: 20)
+        while try client.pairs("status")["updating_db"] != nil {
+            _ = try client.command("idle update", timeout: 30)
+        }
+    }
+}
