@@ -83,6 +83,11 @@ extension Engine {
             guard on != settings.video else { return .success([]) }
             settings.video = on
             return .success([.backend(.setVideo(on))])
+        case .setTags(let id, let metadata):
+            guard let entry = queue[id] else { return .failure(.noSuchTrack(id)) }
+            guard entry.metadata != metadata else { return .success([]) }
+            queue.update(id) { $0.metadata = metadata }
+            return .success([.announce(.trackMetadataChanged(id))])
         case .setShuffle(let on):
             guard on != settings.shuffle else { return .success([]) }
             settings.shuffle = on

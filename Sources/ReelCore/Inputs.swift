@@ -55,6 +55,9 @@ public enum Command: Equatable, Sendable {
     case setReplayGain(ReplayGain)
     /// Shows the video in a window, or hides it while the sound goes on.
     case setVideo(Bool)
+    /// Replaces a queued entry's tags, for as long as it is queued (MPD `addtagid`, `cleartagid`):
+    /// not stored in the library, and replaced by what its stream says next.
+    case setTags(EntryID, TrackMetadata)
 }
 
 extension Command {

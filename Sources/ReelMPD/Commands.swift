@@ -93,6 +93,7 @@ public final class MPDCommands {
         .merging(databaseCommands) { a, _ in a }
         .merging(playlistCommands) { a, _ in a }
         .merging(messageCommands) { a, _ in a }
+        .merging(tagCommands) { a, _ in a }
 
     /// Runs one request. `idle`, `noidle`, `close` and command lists are the connection's.
     public func execute(_ request: RequestLine, _ client: inout ClientState) throws(Ack) -> Reply {

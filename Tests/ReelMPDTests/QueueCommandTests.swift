@@ -162,3 +162,27 @@ final class QueueCommandTests: XCTestCase {
         XCTAssertEqual(c.pairs("currentsong")["file"], "Abba/Gold/02 Waterloo.ogg")
     }
 }
+
+extension QueueCommandTests {
+    /// A client names a queued stream's station and show, as MPD lets it; a file's tags stay its own.
+    func testAddtagidAndCleartagidEditAQueuedStreamOnly() {
+        let c = filled("local.ogg")
+        XCTAssertEqual(c.send("addid https://radio.example/live"), "Id: 2\nOK\n")
+        XCTAssertEqual(c.send("addtagid 2 Name \"Radio Example\""), "OK\n")
+        XCTAssertEqual(c.send("addtagid 2 Artist A"), "OK\n")
+        XCTAssertEqual(c.send("addtagid 2 artist B"), "OK\n")
+        XCTAssertEqual(c.send("addtagid 2 Track 7"), "OK\n")
+        let song = c.send("playlistid 2")
+        for line in ["Name: Radio Example", "Artist: A", "Artist: B", "Track: 7"] { XCTAssertTrue(song.contains(line + "\n"), song) }
+        XCTAssertEqual(c.send("cleartagid 2 Artist"), "OK\n")
+        XCTAssertFalse(c.send("playlistid 2").contains("Artist:"))
+        XCTAssertEqual(c.send("cleartagid 2"), "OK\n")
+        XCTAssertFalse(c.send("playlistid 2").contains("Name:"), "every tag cleared")
+        XCTAssertEqual(c.send("addtagid 1 Title X"), "ACK [4@0] {addtagid} Cannot edit tags of local file\n")
+        XCTAssertEqual(c.send("addtagid 9 Title X"), "ACK [50@0] {addtagid} No such song\n")
+        XCTAssertEqual(c.send("addtagid 2 Flavour X"), "ACK [2@0] {addtagid} Unknown tag type: Flavour\n")
+        XCTAssertEqual(c.send("addtagid 2 Composer X"), "ACK [2@0] {addtagid} reel keeps no Composer tags\n")
+        XCTAssertEqual(c.send("addtagid 2 Track seven"), "ACK [2@0] {addtagid} reel keeps Track as a number, not seven\n")
+        XCTAssertEqual(c.send("cleartagid 2 Composer"), "OK\n", "nothing to clear")
+    }
+}
