@@ -165,7 +165,7 @@ final class MPDAttackTests: DaemonTestCase {
         let tcp = try MPDClient(port: port)
         XCTAssertEqual(try tcp.command("password \"open sesame\""), ["OK"])
         let listing = try tcp.command("lsinfo")
-        XCTAssertEqual(listing, ["directory: Album", "OK"])
+        XCTAssertEqual(listing.filter { !$0.hasPrefix("Last-Modified: ") }, ["directory: Album", "OK"])
         for path in ["/etc/passwd", "/proc/self/environ", secret.appendingPathComponent("hidden.ogg").path] {
             XCTAssertEqual(try tcp.command("add \(RequestLine.quote(path))").last, "ACK [50@0] {add} No such song", path)
         }
