@@ -222,11 +222,6 @@ extension MPDCommands {
         let root = ValueTree()
         for song in songs {
             let metadata = song.metadata
-            // Most songs have one value of each: straight down, without visiting.
-            if groups.count <= 1, let value = tag.singleListedValue(metadata) {
-                if groups.isEmpty { root.addLeaf(value); continue }
-                if let group = groups[0].singleListedValue(metadata) { root.child(group).addLeaf(value); continue }
-            }
             func insert(_ node: ValueTree, _ level: Int) {
                 guard level < groups.count else { return tag.forEachListedValue(metadata) { node.addLeaf($0) } }
                 groups[level].forEachListedValue(metadata) { insert(node.child($0), level + 1) }
