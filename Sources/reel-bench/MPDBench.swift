@@ -65,20 +65,7 @@ struct MPDBench {
     private func measureMPD(_ music: URL) throws -> Side {
         let home = dir.appendingPathComponent("mpd-bench-mpd")
         try? FileManager.default.removeItem(at: home)
-        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
-        let socket = home.appendingPathComponent("socket").path
-        try """
-            music_directory "\(music.path)"
-            db_file "\(home.path)/database"
-            state_file "\(home.path)/state"
-            bind_to_address "\(socket)"
-            audio_output {
-                type "null"
-                name "null"
-            }
-            """.write(to: home.appendingPathComponent("mpd.conf"), atomically: true, encoding: .utf8)
-        let mpd = try ChildProcess(URL(fileURLWithPath: "/usr/bin/mpd"), ["--no-daemon", home.appendingPathComponent("mpd.conf").path],
-                                   busAddress: nil, home: home)
+        let (mpd, socket) = try ReferenceMPD.start(music: music, dir: home)
         defer { mpd.stop() }
         let client = try connect(socket, within: 30)
         _ = try client.command("update", timeout: 10)

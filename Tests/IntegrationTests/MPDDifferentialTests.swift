@@ -16,22 +16,9 @@ final class MPDDifferentialTests: DaemonTestCase {
 
     /// Starts MPD 0.23 on the music folder and waits until its database is made.
     func startMPD(_ music: URL) throws -> MPDClient {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/mpd") else { throw XCTSkip("mpd is not installed (make deps)") }
-        let dir = home.appendingPathComponent("mpd")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let socket = dir.appendingPathComponent("socket").path
-        try """
-            music_directory "\(music.path)"
-            db_file "\(dir.path)/database"
-            state_file "\(dir.path)/state"
-            bind_to_address "\(socket)"
-            audio_output {
-                type "null"
-                name "null"
-            }
-            """.write(to: dir.appendingPathComponent("mpd.conf"), atomically: true, encoding: .utf8)
-        mpd = try ChildProcess(URL(fileURLWithPath: "/usr/bin/mpd"), ["--no-daemon", dir.appendingPathComponent("mpd.conf").path],
-                               busAddress: nil, home: dir)
+        guard ReferenceMPD.isInstalled else { throw XCTSkip("mpd is not installed (make deps)") }
+        let (process, socket) = try ReferenceMPD.start(music: music, dir: home.appendingPathComponent("mpd"))
+        mpd = process
         let client = try connect(socket)
         try updateAndWait(client)
         return client
