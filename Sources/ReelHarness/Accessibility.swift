@@ -54,22 +54,8 @@ public enum Accessibility {
     }
 
     private static func run(_ args: [String], sessionBus: String) throws -> String {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        p.arguments = ["-c", script] + args
-        var environment = ProcessInfo.processInfo.environment
-        environment["DBUS_SESSION_BUS_ADDRESS"] = sessionBus
-        p.environment = environment
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        let complaint = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else {
-            throw HarnessError("pyatspi \(args) failed (\(p.terminationStatus)): \(String(decoding: complaint, as: UTF8.self).suffix(1000))")
-        }
-        return String(decoding: data, as: UTF8.self)
+        let run = try Captured.run("/usr/bin/python3", ["-c", script] + args, environment: ["DBUS_SESSION_BUS_ADDRESS": sessionBus])
+        guard run.status == 0 else { throw HarnessError("pyatspi \(args) failed (\(run.status)): \(run.err.suffix(1000))") }
+        return run.out
     }
 }

@@ -77,19 +77,9 @@ public final class SoundServer: @unchecked Sendable {
     /// Runs a client tool of the server and returns its output.
     @discardableResult
     public func run(_ path: String, _ args: [String]) throws -> String {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: path)
-        p.arguments = args
-        p.environment = ProcessInfo.processInfo.environment.merging(environment) { _, b in b }
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        p.standardInput = FileHandle.nullDevice
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else { throw HarnessError("\(path) \(args) failed") }
-        return String(decoding: data, as: UTF8.self)
+        let run = try Captured.run(path, args, environment: environment)
+        guard run.status == 0 else { throw HarnessError("\(path) \(args) failed") }
+        return run.out
     }
 
     private func waitFor(_ what: String, timeout: Double = 15, _ ready: () -> Bool) throws {

@@ -30,18 +30,8 @@ final class ManPageTests: XCTestCase {
         return (source, rendered.out.collapsingWhitespace)
     }
 
-    func run(_ command: String) throws -> (status: Int32, out: String, err: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let text = out.fileHandleForReading.readDataToEndOfFile()
-        let errors = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: text, as: UTF8.self), String(decoding: errors, as: UTF8.self))
+    func run(_ command: String) throws -> Captured {
+        try Captured.run("/bin/sh", ["-c", command])
     }
 
     /// The bold words that start the lines of a section of the source: what the page documents there.
