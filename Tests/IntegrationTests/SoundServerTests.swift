@@ -80,7 +80,7 @@ final class SoundServerTests: DaemonTestCase {
 
     /// Track 1 runs into track 2 by itself; Next during track 2 cuts to track
     /// 3, which Loop Track repeats once. No more than 10 ms of silence where
-    /// the files follow each other, 30 ms at the cut (what the server still
+    /// the files follow each other, 50 ms at the cut (what the server still
     /// held is dropped), and Metadata changes when the new track is heard,
     /// not when the old one was fully decoded.
     private func checkGapless(_ format: String, on kind: SoundServer.Kind) throws {
@@ -100,21 +100,25 @@ final class SoundServerTests: DaemonTestCase {
         try waitForStatus("Stopped")
         recording.stop()
 
-        // The cut at Next drops what the sound server still held of track 2 (its
-        // latency, 10-20 ms on PulseAudio): that silence is the price of cutting
-        // now rather than later, and is held to 30 ms. The transitions the files
-        // make by themselves (1 → 2, 3 → 3 under Loop Track) are held to 10 ms.
+        // The cut at Next drops what the sound server still held of track 2, then
+        // mpv opens and decodes track 3 (6-20 ms), which the server starts at its
+        // next cycle: measured 6-15 ms on PulseAudio and one to three 10.7 ms
+        // PipeWire cycles (10, 21, 32 ms; 32 once in CI on a cold machine). That
+        // silence is the price of cutting now rather than later, and is held to
+        // 50 ms. The transitions the files make by themselves (1 → 2, 3 → 3 under
+        // Loop Track) are held to 10 ms.
         let cut = (next - 50_000)...(next + 300_000)
         let gaps = recording.gaps()
         let longest = gaps.first { !cut.contains($0.at) }
         let atCut = gaps.first { cut.contains($0.at) }
         let heard = try XCTUnwrap(recording.sounds().first?.start, "nothing was heard")
         func ms(_ t: MonotonicTime) -> String { "\((t - heard) / 1000) ms" }
+        print("gapless \(format) on \(kind.name): \((atCut?.length ?? 0) / 1000) ms at the cut, \((longest?.length ?? 0) / 1000) ms elsewhere")
         XCTAssertLessThanOrEqual(longest?.length ?? 0, 10_000,
                                  "\(longest?.length ?? 0) µs of silence on \(kind.name) with \(format), at "
                                  + "\(longest.map { ms($0.at) } ?? "-") after the first sound; Metadata said track 2 at \(ms(second)), "
                                  + "Next was called at \(ms(next)), track 3 announced at \(ms(third))")
-        XCTAssertLessThanOrEqual(atCut?.length ?? 0, 30_000,
+        XCTAssertLessThanOrEqual(atCut?.length ?? 0, 50_000,
                                  "\(atCut?.length ?? 0) µs of silence at the cut on \(kind.name) with \(format), "
                                  + "Next at \(ms(next)), track 3 announced at \(ms(third))")
         let onset = try XCTUnwrap(recording.onset(of: Media.gaplessFrequencies[1], after: heard), "track 2 was not heard")
