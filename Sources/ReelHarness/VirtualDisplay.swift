@@ -6,11 +6,12 @@ public final class VirtualDisplay: @unchecked Sendable {
     public let display: String
     private let server: SpawnedProcess
 
-    public init() throws {
+    /// `size`: the screen, as Xvfb's `-screen 0` takes it (WIDTHxHEIGHTxDEPTH).
+    public init(size: String = "640x480x24") throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/Xvfb") else { throw HarnessError("Xvfb is not installed") }
         let out = Pipe()
         // -displayfd: Xvfb picks a free display and writes its number once it accepts clients.
-        server = try SpawnedProcess("/usr/bin/Xvfb", ["-displayfd", "1", "-screen", "0", "640x480x24", "-nolisten", "tcp"],
+        server = try SpawnedProcess("/usr/bin/Xvfb", ["-displayfd", "1", "-screen", "0", size, "-nolisten", "tcp"],
                                     environment: ProcessInfo.processInfo.environment,
                                     stdout: out.fileHandleForWriting.fileDescriptor)
         try out.fileHandleForWriting.close()
