@@ -88,6 +88,8 @@ extension Engine {
             guard entry.metadata != metadata else { return .success([]) }
             queue.update(id) { $0.metadata = metadata }
             return .success([.announce(.trackMetadataChanged(id))])
+        case .setRange(let id, let range):
+            return setRange(id, range)
         case .setShuffle(let on):
             guard on != settings.shuffle else { return .success([]) }
             settings.shuffle = on
@@ -181,13 +183,14 @@ extension Engine {
     mutating func previous(now: MonotonicTime) -> [Effect] {
         guard let current = queue.currentID else { return [] }
         let loaded = state.token != nil
-        if loaded, tracker.position(at: now) > Engine.restartThreshold {
-            return seek(to: 0, now: now)
+        let first = queue.current?.range?.start ?? 0
+        if loaded, tracker.position(at: now) > first + Engine.restartThreshold {
+            return seek(to: first, now: now)
         }
         if let target = queue.entry(before: current, wrap: settings.loop == .playlist) {
             return move(to: target, now: now)
         }
-        return loaded ? seek(to: 0, now: now) : []
+        return loaded ? seek(to: first, now: now) : []
     }
 
     /// Makes `id` current, keeping the play intent: stopped stays stopped,
@@ -220,13 +223,39 @@ extension Engine {
         incoming = nil
         queuedNext = nil   // a load replaces the backend's whole playlist
         queuedFrom = nil
-        return effects + [.backend(.load(token, uri: entry.uri, start: position, paused: !play))]
+        return effects + [.backend(.load(token, uri: entry.uri, start: position, end: entry.range?.end, paused: !play))]
+    }
+
+    mutating func setRange(_ id: EntryID, _ range: PlayRange?) -> Result<[Effect], CommandError> {
+        guard let entry = queue[id] else { return .failure(.noSuchTrack(id)) }
+        if id == state.token?.entry || id == incoming?.token.entry {
+            return .failure(.invalidArgument("Cannot edit the range of the entry that plays"))
+        }
+        var range = range
+        if let given = range, let length = entry.metadata.length {
+            guard given.start <= length else { return .failure(.invalidArgument("the range starts past the end of the track")) }
+            if let end = given.end, end >= length { range = PlayRange(start: given.start, end: nil) }
+        }
+        guard range != entry.range else { return .success([]) }
+        queue.update(id) { $0.range = range }
+        if queuedNext?.token.entry == id {
+            // Queued in the backend with the old range: syncQueuedNext queues it again.
+            queuedNext = nil
+            queuedFrom = nil
+        }
+        return .success([.announce(.trackMetadataChanged(id))])
     }
 
     /// Where playing an entry starts: its stored position, when the policy
     /// resumes it, unless that is within the last 10 s or 5 %, which counts
     /// as finished (start from 0).
+    /// Within the entry's range, if it has one.
     public static func resumePoint(_ entry: QueueEntry, policy: ResumePolicy = .always) -> (start: MediaTime, finished: Bool) {
+        let point = storedResumePoint(entry, policy: policy)
+        return (entry.range?.clamp(point.start) ?? point.start, point.finished)
+    }
+
+    private static func storedResumePoint(_ entry: QueueEntry, policy: ResumePolicy) -> (start: MediaTime, finished: Bool) {
         let stored = entry.resumeAt
         guard stored > 0 else { return (0, false) }
         switch policy {

@@ -72,7 +72,7 @@ extension Engine {
         // What a stream played before no longer holds (as in `start`); with Loop Track the
         // entry playing is its own next, and keeps its title.
         if desired != base.entry { queue.update(desired) { $0.metadata.streamTitle = nil } }
-        return [.backend(.queueNext(token, uri: entry.uri, start: start))]
+        return [.backend(.queueNext(token, uri: entry.uri, start: start, end: entry.range?.end))]
     }
 
     /// The next entry in play order that has not just failed; the same entry with Loop Track.

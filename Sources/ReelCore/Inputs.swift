@@ -58,6 +58,9 @@ public enum Command: Equatable, Sendable {
     /// Replaces a queued entry's tags, for as long as it is queued (MPD `addtagid`, `cleartagid`):
     /// not stored in the library, and replaced by what its stream says next.
     case setTags(EntryID, TrackMetadata)
+    /// Plays only part of a queued entry from now on (MPD `rangeid`); nil plays all of it.
+    /// Refused for the entry the backend plays; a range past the file's end is cut to it.
+    case setRange(EntryID, PlayRange?)
 }
 
 extension Command {
@@ -144,10 +147,10 @@ public enum Effect: Equatable, Sendable {
 /// What the engine asks of the player backend.
 public enum BackendCommand: Equatable, Sendable {
     /// Replaces whatever the backend holds with this entry.
-    case load(LoadToken, uri: String, start: MediaTime, paused: Bool)
+    case load(LoadToken, uri: String, start: MediaTime, end: MediaTime?, paused: Bool)
     /// Queues the entry to follow the one playing (replacing any queued one),
     /// so that the backend goes on to it without a gap.
-    case queueNext(LoadToken, uri: String, start: MediaTime)
+    case queueNext(LoadToken, uri: String, start: MediaTime, end: MediaTime?)
     /// Drops the queued entry.
     case unqueueNext
     case unload

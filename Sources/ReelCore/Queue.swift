@@ -202,13 +202,14 @@ public struct Queue: Sendable {
         currentID = id
     }
 
-    /// Changes an entry's metadata, item, resume point or error.
+    /// Changes an entry's metadata, item, range, resume point or error.
     public mutating func update(_ id: EntryID, _ change: (inout QueueEntry) -> Void) {
         guard let i = index(of: id) else { return }
-        let item = entries[i].itemID
+        let (item, range) = (entries[i].itemID, entries[i].range)
         change(&entries[i])
         precondition(entries[i].id == id, "update cannot change an entry's id")
-        if entries[i].itemID != item { changes.upserted.insert(id) }   // the stored row names the item
+        // The stored row names the item and the range.
+        if entries[i].itemID != item || entries[i].range != range { changes.upserted.insert(id) }
     }
 
     /// Inserts bare URIs (tests and callers without a library).

@@ -105,6 +105,8 @@ public struct QueueEntry: Equatable, Sendable {
     public var resumeAt: MediaTime
     /// Worth resuming whatever its length: a feed's episode, a video.
     public var prefersResume: Bool
+    /// The part of it that plays; nil: all of it. Stored with the queue.
+    public var range: PlayRange?
 
     public init(id: EntryID, uri: String, metadata: TrackMetadata, lastError: String? = nil, itemID: Int64? = nil,
                 resumeAt: MediaTime = 0, prefersResume: Bool = false) {
@@ -127,6 +129,9 @@ public struct QueueEntry: Equatable, Sendable {
     }
 
     public var isRemote: Bool { URLParts.isRemote(uri) }
+
+    /// How long it plays: its range's length, or the file's.
+    public var playedLength: MediaTime? { PlayRange.playedLength(range, fileLength: metadata.length) }
 
     /// The title tag, else the name of the file.
     public var displayTitle: String { metadata.title ?? Self.fallbackTitle(for: uri) }

@@ -10,17 +10,20 @@ public struct QueueRow: Equatable, Sendable {
     public var shuffleKey: Int64
     public var itemID: Int64?
     public var uri: String
+    public var range: PlayRange?
 
-    public init(id: UInt64, rank: Int64, shuffleKey: Int64, itemID: Int64?, uri: String) {
+    public init(id: UInt64, rank: Int64, shuffleKey: Int64, itemID: Int64?, uri: String, range: PlayRange? = nil) {
         self.id = id
         self.rank = rank
         self.shuffleKey = shuffleKey
         self.itemID = itemID
         self.uri = uri
+        self.range = range
     }
 
     public init(_ entry: QueueEntry, _ place: Queue.Place) {
-        self.init(id: entry.id.raw, rank: place.rank, shuffleKey: place.shuffleKey, itemID: entry.itemID, uri: entry.uri)
+        self.init(id: entry.id.raw, rank: place.rank, shuffleKey: place.shuffleKey, itemID: entry.itemID, uri: entry.uri,
+                  range: entry.range)
     }
 }
 
@@ -57,10 +60,11 @@ extension Library {
         for row in rows {
             // An item removed from the library meanwhile leaves the entry without one.
             try db.query("""
-                INSERT OR REPLACE INTO queue_entries (id, rank, shuffle_key, item_id, uri)
-                VALUES (?, ?, ?, (SELECT id FROM items WHERE id = ?), ?)
+                INSERT OR REPLACE INTO queue_entries (id, rank, shuffle_key, item_id, uri, range_start, range_end)
+                VALUES (?, ?, ?, (SELECT id FROM items WHERE id = ?), ?, ?, ?)
                 """, [.int(Int64(bitPattern: row.id)), .int(row.rank), .int(row.shuffleKey),
-                      row.itemID.map(SQLValue.int) ?? .null, .text(row.uri)])
+                      row.itemID.map(SQLValue.int) ?? .null, .text(row.uri),
+                      row.range.map { .int($0.start) } ?? .null, row.range?.end.map(SQLValue.int) ?? .null])
         }
     }
 
@@ -91,12 +95,14 @@ extension Library {
         state.settings.volume = settings["volume"].flatMap(Double.init) ?? 1
         let columns = LibraryItem.columns.split(separator: ",").map { "i." + $0.trimmed() }
         let rows = try db.query("""
-            SELECT q.id, q.rank, q.shuffle_key, q.item_id, q.uri, \(columns.joined(separator: ", "))
+            SELECT q.id, q.rank, q.shuffle_key, q.item_id, q.uri, q.range_start, q.range_end, \(columns.joined(separator: ", "))
             FROM queue_entries q LEFT JOIN items i ON i.id = q.item_id ORDER BY q.rank
             """).map { r -> (QueueRow, LibraryItem?) in
+            // A range that is not one (edited by hand: negative, empty) is dropped, not trusted.
+            let range = r[5].int.flatMap { PlayRange(start: $0, end: r[6].int) }
             let row = QueueRow(id: UInt64(bitPattern: r[0].int ?? 0), rank: r[1].int ?? 0, shuffleKey: r[2].int ?? 0,
-                               itemID: r[3].int, uri: r[4].text ?? "")
-            return (row, row.itemID == nil ? nil : LibraryItem(row: Array(r[5...])))
+                               itemID: r[3].int, uri: r[4].text ?? "", range: range)
+            return (row, row.itemID == nil ? nil : LibraryItem(row: Array(r[7...])))
         }
         return (rows, state)
     }

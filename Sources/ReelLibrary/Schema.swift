@@ -94,6 +94,12 @@ enum Schema {
         ALTER TABLE items ADD COLUMN modified INTEGER;
         ALTER TABLE items ADD COLUMN format TEXT;
         """,
+        // 5: the part of a queue entry that plays (MPD's `rangeid`), in µs; NULL: from the
+        // start, to the end.
+        """
+        ALTER TABLE queue_entries ADD COLUMN range_start INTEGER;
+        ALTER TABLE queue_entries ADD COLUMN range_end INTEGER;
+        """,
     ]
 
     static var version: Int64 { Int64(migrations.count) }

@@ -124,13 +124,14 @@ extension MPDCommands {
         },
     ]
 
-    /// Seeks within an entry, starting it first when another plays.
+    /// Seeks within an entry, starting it first when another plays; `time` counts from the
+    /// start of its range, as in MPD.
     func seek(_ entry: QueueEntry, to time: MediaTime) throws(Ack) {
-        if let length = entry.metadata.length, time > length {
+        if let length = entry.playedLength, time > length {
             throw Ack.argument("Seek position is past the end of the song")
         }
         guard time >= 0 else { throw Ack.argument("Negative seek position") }
-        try run(.startAt(entry.id, time))
+        try run(.startAt(entry.id, time + (entry.range?.start ?? 0)))
     }
 
     /// `next` and `previous`: as in MPD, a paused player plays the song it goes to

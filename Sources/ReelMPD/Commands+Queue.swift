@@ -52,6 +52,19 @@ extension MPDCommands {
             try mpd.run(.shuffleTrackList(args.count == 1 ? try args.range(0, count: count) : 0..<count))
             return Reply()
         },
+        "rangeid": Entry(arguments: 2...2) { mpd, args, _ throws(Ack) in
+            let id = try args.id(0)
+            let range = try args.timeRange(1)
+            let (entry, _) = try mpd.entry(id: id)
+            if entry.id == mpd.session.snapshot.current?.id, mpd.session.snapshot.status != "Stopped" {
+                throw Ack(.permission, "Cannot edit the current song")
+            }
+            if let start = range?.start, let length = entry.metadata.length, start > length {
+                throw Ack.argument("Invalid start offset")
+            }
+            try mpd.run(.setRange(entry.id, range))
+            return Reply()
+        },
         "prio": Entry(arguments: 2...Int.max) { _, _, _ throws(Ack) in
             throw Ack.argument("reel plays the queue in its order; priorities are not supported")
         },
@@ -62,19 +75,16 @@ extension MPDCommands {
             let queue = mpd.queue
             let range = args.count == 0 ? queue.entries.indices : try args.range(0, count: queue.count)
             var reply = Reply()
-            for i in range { SongLines.add(queue.entries[i], position: i, root: mpd.musicFolder, tags: client.tags, to: &reply) }
+            mpd.addQueueSongs(range, tags: client.tags, to: &reply)
             return reply
         },
         "playlistid": Entry(arguments: 0...1) { mpd, args, client throws(Ack) in
             let queue = mpd.queue
             var reply = Reply()
             if args.count == 1 {
-                let (entry, position) = try mpd.entry(id: args.id(0))
-                SongLines.add(entry, position: position, root: mpd.musicFolder, tags: client.tags, to: &reply)
+                mpd.addQueueSongs([try mpd.entry(id: args.id(0)).position], tags: client.tags, to: &reply)
             } else {
-                for (i, entry) in queue.entries.enumerated() {
-                    SongLines.add(entry, position: i, root: mpd.musicFolder, tags: client.tags, to: &reply)
-                }
+                mpd.addQueueSongs(queue.entries.indices, tags: client.tags, to: &reply)
             }
             return reply
         },
@@ -86,9 +96,7 @@ extension MPDCommands {
         },
         "plchanges": Entry(arguments: 1...2) { mpd, args, client throws(Ack) in
             var reply = Reply()
-            for i in try mpd.changedPositions(args) {
-                SongLines.add(mpd.queue.entries[i], position: i, root: mpd.musicFolder, tags: client.tags, to: &reply)
-            }
+            mpd.addQueueSongs(try mpd.changedPositions(args), tags: client.tags, to: &reply)
             return reply
         },
         "plchangesposid": Entry(arguments: 1...2) { mpd, args, _ throws(Ack) in
@@ -205,11 +213,24 @@ extension MPDCommands {
         return range
     }
 
+    /// The lines of the queue entries at `positions`; a database song's with its facts there
+    /// (Last-Modified, Format), as in MPD, from the database as it is now (looked at once).
+    func addQueueSongs(_ positions: some Sequence<Int>, tags: Set<Tag>, to reply: inout Reply) {
+        let queue = self.queue
+        let tree = try? tree()
+        for i in positions {
+            let entry = queue.entries[i]
+            let item = entry.itemID.flatMap { tree?.song(item: $0)?.item.info }
+            SongLines.add(entry, position: i, root: musicFolder, item: item, tags: tags, to: &reply)
+        }
+    }
+
     func findInQueue(_ filter: Filter, tags: Set<Tag>) -> Reply {
         var reply = Reply()
-        for (i, entry) in queue.entries.enumerated() where filter.matches(file: SongLines.file(entry.uri, root: musicFolder), entry.metadata) {
-            SongLines.add(entry, position: i, root: musicFolder, tags: tags, to: &reply)
-        }
+        let entries = queue.entries
+        addQueueSongs(entries.indices.lazy.filter { [musicFolder] in
+            filter.matches(file: SongLines.file(entries[$0].uri, root: musicFolder), entries[$0].metadata)
+        }, tags: tags, to: &reply)
         return reply
     }
 }

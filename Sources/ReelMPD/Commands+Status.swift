@@ -8,8 +8,8 @@ extension MPDCommands {
         "currentsong": Entry(arguments: 0...0) { mpd, _, client in
             var reply = Reply()
             let queue = mpd.queue
-            if let current = queue.current, let position = queue.index(of: current.id) {
-                SongLines.add(current, position: position, root: mpd.musicFolder, tags: client.tags, to: &reply)
+            if let current = queue.currentID, let position = queue.index(of: current) {
+                mpd.addQueueSongs([position], tags: client.tags, to: &reply)
             }
             return reply
         },
@@ -65,8 +65,9 @@ extension MPDCommands {
             reply.add("song", position)
             reply.add("songid", current.id.raw)
             if state != "stop" {
-                let elapsed = session.position()
-                let length = current.metadata.length
+                // A ranged song's time runs from its range's start, as in MPD.
+                let elapsed = max(session.position() - (current.range?.start ?? 0), 0)
+                let length = current.playedLength
                 reply.add("time", "\((elapsed + 500_000) / 1_000_000):\(((length ?? 0) + 500_000) / 1_000_000)")
                 reply.add("elapsed", Reply.seconds(elapsed))
                 if let length { reply.add("duration", Reply.seconds(length)) }

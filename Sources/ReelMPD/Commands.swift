@@ -196,6 +196,22 @@ struct Arguments {
         return micros
     }
 
+    /// MPD's `START:END` in seconds, either side optional (`:` alone: no range, nil);
+    /// an end of 0 is none, and an end must come after the start.
+    func timeRange(_ i: Int) throws(Ack) -> PlayRange? {
+        let parts = values[i].split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+        func time(_ text: Substring) -> MediaTime?? {
+            if text.isEmpty { return .some(nil) }
+            guard let seconds = Double(text), seconds >= 0, let micros = MediaTime.fromSeconds(seconds) else { return nil }
+            return .some(micros)
+        }
+        guard parts.count == 2, let start = time(parts[0]), let end = time(parts[1]) else { throw Ack.argument("Bad range") }
+        let last = end == 0 ? nil : end
+        if (start ?? 0) == 0 && last == nil { return nil }
+        guard let range = PlayRange(start: start ?? 0, end: last) else { throw Ack.argument("Bad range") }
+        return range
+    }
+
     /// A place to insert at: 0 through `count`.
     func position(_ i: Int, count: Int) throws(Ack) -> Int {
         let position = try unsigned(i)

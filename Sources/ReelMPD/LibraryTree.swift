@@ -26,13 +26,13 @@ struct LibraryTree {
     /// Every item with its name in the database, sorted by name.
     let songs: [DatabaseSong]
     /// The tags' columns, made when first asked for; they live as long as the tree.
-    private let columns = ColumnCache()
+    private let made = TreeCache()
 
     /// One tag's listed values for every song of the tree.
     func column(_ field: TagField) -> TagColumn {
-        if let column = columns.byName[field.name] { return column }
+        if let column = made.columns[field.name] { return column }
         let column = TagColumn(songs, field)
-        columns.byName[field.name] = column
+        made.columns[field.name] = column
         return column
     }
 
@@ -104,6 +104,12 @@ struct LibraryTree {
         songs.first { $0.file == file }
     }
 
+    /// The song of a library item, if it is in the database (a queue entry's, for its facts).
+    func song(item id: Int64) -> DatabaseSong? {
+        if made.songsByItem == nil { made.songsByItem = Dictionary(songs.map { ($0.item.id, $0) }) { first, _ in first } }
+        return made.songsByItem?[id]
+    }
+
 }
 
 /// The values `list` found, a level for each group and the listed tag's values last (MPD's
@@ -170,7 +176,9 @@ final class TagColumn {
     }
 }
 
-/// The columns a tree made so far (a class: the tree is a value, its cache is filled in place).
-final class ColumnCache {
-    var byName: [String: TagColumn] = [:]
+/// What a tree made when first asked: its tag columns, its songs by library item (a class: the
+/// tree is a value, its cache is filled in place).
+final class TreeCache {
+    var columns: [String: TagColumn] = [:]
+    var songsByItem: [Int64: DatabaseSong]?
 }

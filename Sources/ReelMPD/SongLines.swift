@@ -150,23 +150,29 @@ enum SongLines {
     /// A song's lines: file, the tags the client asked for, its length; and
     /// its place in the queue when it is in it.
     /// `item`: the library's facts of a database song (Last-Modified, Format).
-    static func add(file: String, _ metadata: TrackMetadata, item: ProbedItem? = nil, tags: Set<Tag>, to reply: inout Reply) {
+    /// `range`: the part of it that plays, whose length it shows, as MPD does.
+    static func add(file: String, _ metadata: TrackMetadata, item: ProbedItem? = nil, range: PlayRange? = nil, tags: Set<Tag>,
+                    to reply: inout Reply) {
         reply.add("file", file)
-        // In MPD's order: the file, when it changed, its format, then the tags and the length.
+        // In MPD's order: the file, its range, when it changed, its format, then the tags and the length.
+        if let range {
+            reply.add("Range", "\(Reply.seconds(range.start))-\(range.end.map(Reply.seconds) ?? "")")
+        }
         if let modified = item?.modified { reply.add("Last-Modified", UTCTime.iso8601(modified)) }
         if let format = item?.format { reply.add("Format", format) }
         for tag in Tag.allCases where tags.contains(tag) {
             for value in tag.values(metadata) { reply.add(tag.rawValue, value) }
         }
-        if let length = metadata.length, length > 0 {
+        if let length = PlayRange.playedLength(range, fileLength: metadata.length), length > 0 {
             reply.add("Time", (length + 500_000) / 1_000_000)
             reply.add("duration", Reply.seconds(length))
         }
     }
 
-    /// A queue entry's lines; `root`: the music folder, which its file is named in.
-    static func add(_ entry: QueueEntry, position: Int, root: String?, tags: Set<Tag>, to reply: inout Reply) {
-        add(file: file(entry.uri, root: root), entry.metadata, tags: tags, to: &reply)
+    /// A queue entry's lines; `root`: the music folder, which its file is named in; `item`: its
+    /// database song's facts.
+    static func add(_ entry: QueueEntry, position: Int, root: String?, item: ProbedItem?, tags: Set<Tag>, to reply: inout Reply) {
+        add(file: file(entry.uri, root: root), entry.metadata, item: item, range: entry.range, tags: tags, to: &reply)
         reply.add("Pos", position)
         reply.add("Id", entry.id.raw)
     }

@@ -144,8 +144,9 @@ public final class MPVBackend {
             settings.append(("ao", ao))
         }
         if let vo = options.videoOutput { settings.append(("vo", vo)) }
-        // For diagnosis: mpv's own log, at its debug level, in a file.
-        if let log = ProcessInfo.processInfo.environment["REEL_MPV_LOG"] { settings.append(("log-file", log)) }
+        // For diagnosis: mpv's own log, at its debug level, in a file; one per daemon (PATH.PID),
+        // so that a test that restarts reeld keeps each run's.
+        if let log = ProcessInfo.processInfo.environment["REEL_MPV_LOG"] { settings.append(("log-file", log + ".\(getpid())")) }
         for (name, value) in settings {
             let rc = mpv_set_option_string(handle, name, value)
             if rc < 0 { writeStandardError("reeld: mpv option \(name)=\(value): \(MPVError.describe(rc))") }
@@ -186,23 +187,23 @@ public final class MPVBackend {
     /// as a `failed` event for the engine.
     public func perform(_ request: BackendCommand) -> [BackendEvent] {
         switch request {
-        case .load(let token, let uri, let start, let paused):
+        case .load(let token, let uri, let start, let end, let paused):
             releaseHook()
             setFlag("pause", paused || sinkLost != nil)
             self.paused = paused
             pausedSeekTarget = nil
             lastHeard = nil
-            guard let id = loadFile(uri, mode: "replace", start: start) else {
+            guard let id = loadFile(uri, mode: "replace", start: start, end: end) else {
                 return [.failed(token, reason: lastCommandError)]
             }
             // `replace` empties mpv's playlist: events of every other entry are stale.
             tokens = [id: token]
             uris = [id: uri]
-        case .queueNext(let token, let uri, let start):
+        case .queueNext(let token, let uri, let start, let end):
             // Fetched ahead, so that it starts without a gap.
             if URLParts.isRemote(uri) { stream?.source.classify(uri) { _ in } }
             dropQueued()
-            guard let id = loadFile(uri, mode: "append", start: start) else {
+            guard let id = loadFile(uri, mode: "append", start: start, end: end) else {
                 return [.failed(token, reason: lastCommandError)]
             }
             tokens[id] = token
@@ -256,10 +257,12 @@ public final class MPVBackend {
         return []
     }
 
-    /// Runs `loadfile`; returns mpv's playlist entry id for the file.
-    private func loadFile(_ uri: String, mode: String, start: MediaTime) -> Int64? {
+    /// Runs `loadfile`; returns mpv's playlist entry id for the file. `end`: where mpv
+    /// ends it (mpv's per-file option, so that a queued one still follows without a gap).
+    private func loadFile(_ uri: String, mode: String, start: MediaTime, end: MediaTime?) -> Int64? {
         var args = ["loadfile", uri, mode]
-        if start > 0 { args.append("start=\(seconds(start))") }
+        let options = (start > 0 ? ["start=\(seconds(start))"] : []) + (end.map { ["end=\(seconds($0))"] } ?? [])
+        if !options.isEmpty { args.append(options.joined(separator: ",")) }
         var result = mpv_node()
         let rc = withCommand(args) { mpv_command_ret(handle, $0, &result) }
         guard rc >= 0 else {

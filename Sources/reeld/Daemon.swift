@@ -210,12 +210,12 @@ final class Daemon: Session {
     private func send(_ command: BackendCommand) {
         var command = command
         switch command {
-        case .load(let token, _, let start, let paused):
+        case .load(let token, _, let start, let end, let paused):
             guard let uri = playableURI(for: token, start: start) else { return }
-            command = .load(token, uri: uri, start: start, paused: paused)
-        case .queueNext(let token, _, let start):
+            command = .load(token, uri: uri, start: start, end: end, paused: paused)
+        case .queueNext(let token, _, let start, let end):
             guard let uri = playableURI(for: token, start: start) else { return }
-            command = .queueNext(token, uri: uri, start: start)
+            command = .queueNext(token, uri: uri, start: start, end: end)
         default: break
         }
         followUps += backend.perform(command).map(FollowUp.event)

@@ -184,10 +184,11 @@ final class LibraryBridge {
               !rows.isEmpty else { return nil }
         let entries = rows.map { row, item -> (QueueEntry, Queue.Place) in
             let new = item.map(entry(for:)) ?? NewEntry(uri: row.uri)
-            return (QueueEntry(id: EntryID(row.id), uri: new.uri.isEmpty ? row.uri : new.uri,
-                               metadata: new.metadata ?? TrackMetadata(),
-                               itemID: row.itemID, resumeAt: new.resumeAt, prefersResume: new.prefersResume),
-                    Queue.Place(rank: row.rank, shuffleKey: row.shuffleKey))
+            var entry = QueueEntry(id: EntryID(row.id), uri: new.uri.isEmpty ? row.uri : new.uri,
+                                   metadata: new.metadata ?? TrackMetadata(),
+                                   itemID: row.itemID, resumeAt: new.resumeAt, prefersResume: new.prefersResume)
+            entry.range = row.range
+            return (entry, Queue.Place(rank: row.rank, shuffleKey: row.shuffleKey))
         }
         storedState = state
         let queue = Queue(restoring: entries, current: state.current.map(EntryID.init), nextID: state.nextID,

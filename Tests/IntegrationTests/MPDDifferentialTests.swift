@@ -83,4 +83,37 @@ final class MPDDifferentialTests: DaemonTestCase {
         }
         XCTAssertTrue(differences.isEmpty, "reel and MPD 0.23 answer differently:\n" + differences.joined(separator: "\n"))
     }
+
+    /// The queue's ranges (`rangeid`): the same Range, Time and duration lines, and the same
+    /// errors, for a song whose id each server gave ("ID" in a request).
+    func testRangesAreSetShownAndRefusedAsMPDDoes() throws {
+        let music = home.appendingPathComponent("music")
+        try makeTaggedLibrary(music)
+        let theirs = try startMPD(music)
+        try startWithMPD([], ["--music-dir", music.path])
+        let ours = try connect(socketPath)
+        try updateAndWait(ours)
+        func id(_ client: MPDClient) throws -> String {
+            _ = try client.command(#"add "Abba/Gold/01 Dancing Queen.mp3""#)
+            return try XCTUnwrap(try client.pairs(#"addid "Abba/Gold/02 Waterloo.mp3""#)["Id"])
+        }
+        let ids = (ours: try id(ours), theirs: try id(theirs))
+        let requests = [
+            "rangeid ID 0.25:0.75", "playlistinfo", "rangeid ID 0.5:", "playlistinfo", "rangeid ID :", "playlistinfo",
+            "rangeid ID 0.2:5", "playlistid ID", "rangeid ID 0:0", "playlistid ID",
+            // Mistakes: the same errors, codes included.
+            "rangeid ID 0.75:0.25", "rangeid ID 5:", "rangeid 999 0:1", "rangeid ID x", "rangeid ID 1", "rangeid ID -1:",
+        ]
+        var differences: [String] = []
+        for request in requests {
+            let a = normalized(try ours.command(request.replacingOccurrences(of: "ID", with: ids.ours), timeout: 10))
+                .map { $0.replacingOccurrences(of: "Id: \(ids.ours)", with: "Id: ID") }
+            let b = normalized(try theirs.command(request.replacingOccurrences(of: "ID", with: ids.theirs), timeout: 10))
+                .map { $0.replacingOccurrences(of: "Id: \(ids.theirs)", with: "Id: ID") }
+            if a != b {
+                differences.append("\(request):\n  reel: \(a.joined(separator: " | "))\n  MPD:  \(b.joined(separator: " | "))")
+            }
+        }
+        XCTAssertTrue(differences.isEmpty, "reel and MPD 0.23 answer differently:\n" + differences.joined(separator: "\n"))
+    }
 }

@@ -98,6 +98,73 @@ final class MPDProtocolTests: DaemonTestCase {
         }
     }
 
+    /// `rangeid`: an entry plays only its range, whether reached without a gap or started; MPD's
+    /// elapsed and duration count from the range's start, as in MPD, and MPRIS's Position stays
+    /// in the file's own time.
+    func testARangedEntryPlaysOnlyItsRange() throws {
+        try startWithMPD([media.tones[0], media.tones[1]], ["--paused"])
+        try waitForStatus("Paused")
+        let client = try MPDClient(path: socketPath)
+        let first = try XCTUnwrap(try client.pairs("playlistinfo 0")["Id"])
+        let second = try XCTUnwrap(try client.pairs("playlistinfo 1")["Id"])
+        XCTAssertEqual(try client.command("rangeid \(first) 1:2").last, "ACK [4@0] {rangeid} Cannot edit the current song")
+        XCTAssertEqual(try client.command("rangeid \(second) 2:3.5"), ["OK"])
+        XCTAssertEqual(try client.pairs("playlistinfo 1")["Range"], "2.000-3.500")
+
+        /// Follows the second entry until playback stops: its largest elapsed, and MPRIS's Positions.
+        func followTheRangedEntry() throws -> (elapsed: Double, positions: ClosedRange<Int64>) {
+            var elapsed = 0.0, positions: ClosedRange<Int64>?
+            let deadline = Date().addingTimeInterval(15)
+            while Date() < deadline {
+                let status = try client.pairs("status")
+                if status["state"] == "stop" { break }
+                if status["songid"] == second, status["state"] == "play" {
+                    XCTAssertEqual(status["duration"], "1.500")
+                    elapsed = max(elapsed, Double(status["elapsed"] ?? "") ?? 0)
+                    // Taken only if the entry still plays after it: it may end in between.
+                    let position = try self.position()
+                    let after = try client.pairs("status")
+                    if after["songid"] == second, after["state"] == "play" {
+                        positions = positions.map { min($0.lowerBound, position)...max($0.upperBound, position) } ?? position...position
+                    }
+                }
+                listen(for: 0.1)
+            }
+            return (elapsed, try XCTUnwrap(positions, "the ranged entry never played"))
+        }
+        // Reached from the first entry without a gap: it starts at 2 s of its file and ends at 3.5 s.
+        _ = try client.command("seekid \(first) 7.6")
+        _ = try client.command("play")
+        var (elapsed, positions) = try followTheRangedEntry()
+        // It played (by how much of its 1.5 s elapsed shows at the end depends on how soon playback
+        // is seen to stop: 1.0-1.5 s with ao=null).
+        XCTAssertGreaterThan(elapsed, 0.5)
+        XCTAssertLessThanOrEqual(elapsed, 1.55, "elapsed ran past the range's end")
+        XCTAssertGreaterThanOrEqual(positions.lowerBound, 1_950_000, "Position is not in the file's time")
+        XCTAssertLessThanOrEqual(positions.upperBound, 3_550_000, "it played past the range's end")
+        // Started by itself, and seeked within the range in the range's time.
+        _ = try client.command("playid \(second)")
+        _ = try client.command("seekid \(second) 0.5")
+        (elapsed, positions) = try followTheRangedEntry()
+        XCTAssertLessThanOrEqual(elapsed, 1.55, "elapsed ran past the range's end")
+        XCTAssertGreaterThanOrEqual(positions.lowerBound, 2_450_000, "seekid 0.5 did not seek to 2.5 s of the file")
+        XCTAssertLessThanOrEqual(positions.upperBound, 3_550_000, "it played past the range's end")
+        // Stored with the queue; then the whole song again, also stored.
+        daemon?.stop()
+        try startWithMPD([], ["--paused"])
+        var again = try MPDClient(path: socketPath)
+        XCTAssertEqual(try again.pairs("playlistid \(second)")["Range"], "2.000-3.500", "the range outlives a restart")
+        XCTAssertEqual(try again.command("rangeid \(second) :").last, "ACK [4@0] {rangeid} Cannot edit the current song",
+                       "it is loaded, paused, where it stopped")
+        _ = try again.command("stop")
+        XCTAssertEqual(try again.command("rangeid \(second) :"), ["OK"])
+        XCTAssertNil(try again.pairs("playlistinfo 1")["Range"])
+        daemon?.stop()
+        try startWithMPD([], ["--paused"])
+        again = try MPDClient(path: socketPath)
+        XCTAssertNil(try again.pairs("playlistid \(second)")["Range"], "the range's removal outlives a restart")
+    }
+
     func testPythonMPDParsesEveryReply() throws {
         try startWithMPD(Array(media.tones.prefix(2)) + [media.withCover], ["--paused"])
         let out = try pythonMPD("""

@@ -14,8 +14,8 @@ struct FakeBackend {
     mutating func apply(_ effect: Effect) {
         guard case .backend(let command) = effect else { return }
         switch command {
-        case .load(let t, let u, _, let p): token = t; uri = u; paused = p; queued = nil
-        case .queueNext(let t, let u, let s): queued = (t, u, s)
+        case .load(let t, let u, _, _, let p): token = t; uri = u; paused = p; queued = nil
+        case .queueNext(let t, let u, let s, _): queued = (t, u, s)
         case .unqueueNext: queued = nil
         case .unload: token = nil; uri = nil; queued = nil
         case .setPaused(let p): paused = p
@@ -108,7 +108,7 @@ struct Harness {
     var token: LoadToken { backend.token! }
     /// The load among the last effects, if any.
     var load: (token: LoadToken, uri: String, start: MediaTime, paused: Bool)? {
-        for case .backend(.load(let t, let u, let s, let p)) in effects { return (t, u, s, p) }
+        for case .backend(.load(let t, let u, let s, _, let p)) in effects { return (t, u, s, p) }
         return nil
     }
     /// The last effects without the persistence ones and the queueing, for tests about playback.
