@@ -52,15 +52,38 @@ final class MPDDifferentialTests: DaemonTestCase {
             return line
     }
 
-    func testTheSameRequestsGetTheSameAnswers() throws {
+    /// reeld and MPD 0.23 on the tagged library, both updated.
+    func startBoth() throws -> (ours: MPDClient, theirs: MPDClient) {
         let music = home.appendingPathComponent("music")
         try makeTaggedLibrary(music)
         let theirs = try startMPD(music)
         try startWithMPD([], ["--music-dir", music.path])
         let ours = try connect(socketPath)
         try updateAndWait(ours)
+        return (ours, theirs)
+    }
 
-        let requests = [
+    /// Sends each request to both and fails with every pair of answers that differ. A request's
+    /// "ID" is the id each server gave, and an `Id:` line with it reads `Id: ID`.
+    func compare(_ requests: [String], _ ours: MPDClient, _ theirs: MPDClient, ids: (ours: String, theirs: String) = ("", "")) throws {
+        func answer(_ request: String, from client: MPDClient, id: String) throws -> [String] {
+            let sent = id.isEmpty ? request : request.replacingOccurrences(of: "ID", with: id)
+            let lines = normalized(try client.command(sent, timeout: 10))
+            return id.isEmpty ? lines : lines.map { $0 == "Id: \(id)" ? "Id: ID" : $0 }
+        }
+        var differences: [String] = []
+        for request in requests {
+            let a = try answer(request, from: ours, id: ids.ours), b = try answer(request, from: theirs, id: ids.theirs)
+            if a != b {
+                differences.append("\(request):\n  reel: \(a.joined(separator: " | "))\n  MPD:  \(b.joined(separator: " | "))")
+            }
+        }
+        XCTAssertTrue(differences.isEmpty, "reel and MPD 0.23 answer differently:\n" + differences.joined(separator: "\n"))
+    }
+
+    func testTheSameRequestsGetTheSameAnswers() throws {
+        let (ours, theirs) = try startBoth()
+        try compare([
             "lsinfo", "lsinfo Abba", "listall", "listallinfo Various", "list artist", "list album", "list albumartist",
             "list album group albumartist", "list album group date", "list genre", "list date", "list track",
             #"list album "Abba""#, "list title group album", #"find albumartist "Various Artists""#,
@@ -72,48 +95,22 @@ final class MPDDifferentialTests: DaemonTestCase {
             // Mistakes: the same errors, codes included.
             #"find "(artist == "Abba")""#, "list nonsense", "lsinfo Nowhere", #"find "(title ~= \"x\")""#, "count",
             "list album group album", #"find artist"#,
-        ]
-        var differences: [String] = []
-        for request in requests {
-            let a = normalized(try ours.command(request, timeout: 10))
-            let b = normalized(try theirs.command(request, timeout: 10))
-            if a != b {
-                differences.append("\(request):\n  reel: \(a.joined(separator: " | "))\n  MPD:  \(b.joined(separator: " | "))")
-            }
-        }
-        XCTAssertTrue(differences.isEmpty, "reel and MPD 0.23 answer differently:\n" + differences.joined(separator: "\n"))
+        ], ours, theirs)
     }
 
     /// The queue's ranges (`rangeid`): the same Range, Time and duration lines, and the same
-    /// errors, for a song whose id each server gave ("ID" in a request).
+    /// errors, on a queue of two songs.
     func testRangesAreSetShownAndRefusedAsMPDDoes() throws {
-        let music = home.appendingPathComponent("music")
-        try makeTaggedLibrary(music)
-        let theirs = try startMPD(music)
-        try startWithMPD([], ["--music-dir", music.path])
-        let ours = try connect(socketPath)
-        try updateAndWait(ours)
+        let (ours, theirs) = try startBoth()
         func id(_ client: MPDClient) throws -> String {
             _ = try client.command(#"add "Abba/Gold/01 Dancing Queen.mp3""#)
             return try XCTUnwrap(try client.pairs(#"addid "Abba/Gold/02 Waterloo.mp3""#)["Id"])
         }
-        let ids = (ours: try id(ours), theirs: try id(theirs))
-        let requests = [
+        try compare([
             "rangeid ID 0.25:0.75", "playlistinfo", "rangeid ID 0.5:", "playlistinfo", "rangeid ID :", "playlistinfo",
             "rangeid ID 0.2:5", "playlistid ID", "rangeid ID 0:0", "playlistid ID",
             // Mistakes: the same errors, codes included.
             "rangeid ID 0.75:0.25", "rangeid ID 5:", "rangeid 999 0:1", "rangeid ID x", "rangeid ID 1", "rangeid ID -1:",
-        ]
-        var differences: [String] = []
-        for request in requests {
-            let a = normalized(try ours.command(request.replacingOccurrences(of: "ID", with: ids.ours), timeout: 10))
-                .map { $0.replacingOccurrences(of: "Id: \(ids.ours)", with: "Id: ID") }
-            let b = normalized(try theirs.command(request.replacingOccurrences(of: "ID", with: ids.theirs), timeout: 10))
-                .map { $0.replacingOccurrences(of: "Id: \(ids.theirs)", with: "Id: ID") }
-            if a != b {
-                differences.append("\(request):\n  reel: \(a.joined(separator: " | "))\n  MPD:  \(b.joined(separator: " | "))")
-            }
-        }
-        XCTAssertTrue(differences.isEmpty, "reel and MPD 0.23 answer differently:\n" + differences.joined(separator: "\n"))
+        ], ours, theirs, ids: (try id(ours), try id(theirs)))
     }
 }
