@@ -100,7 +100,7 @@ stress: deps release
 run: release
 	@./scripts/demo "$(DEMO_DIR)"
 
-bench: bench-deps release
+bench: bench-deps release static
 	./.build/release/reel-bench
 
 install: release install-files

@@ -29,7 +29,7 @@ extension MPDCommands {
         "tagtypes": Entry(arguments: 0...Int.max) { _, args, client throws(Ack) in
             var reply = Reply()
             guard let verb = args[0] else {
-                for tag in Tag.allCases where client.tags.contains(tag) { reply.add("tagtype", tag.rawValue) }
+                for tag in Tag.allCases where client.tags.contains(tag.bit) { reply.add("tagtype", tag.rawValue) }
                 return reply
             }
             var named: [Tag] = []
@@ -38,10 +38,10 @@ extension MPDCommands {
                 guard Tag.mpdSpelling[name.lowercased()] != nil else { throw Ack.argument("Unknown tag type: \(name)") }
             }
             switch verb {
-            case "all": client.tags = Set(Tag.allCases)
+            case "all": client.tags = .all
             case "clear": client.tags = []
-            case "enable": client.tags.formUnion(named)
-            case "disable": client.tags.subtract(named)
+            case "enable": client.tags.formUnion(TagSet(named))
+            case "disable": client.tags.subtract(TagSet(named))
             default: throw Ack.argument("Unknown sub command: \(verb)")
             }
             return reply

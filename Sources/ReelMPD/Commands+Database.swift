@@ -9,12 +9,12 @@ extension MPDCommands {
             let name = MPDCommands.folderName(args[0] ?? "")
             var reply = Reply()
             if let item = tree.song(name) {
-                SongLines.add(file: name, item.metadata, item: item.info, tags: client.tags, to: &reply)
+                SongLines.add(file: name, item.metadata, facts: SongFacts(item.info), tags: client.tags, to: &reply)
                 return reply
             }
             guard let (folders, songs) = tree.listing(name) else { throw Ack.noExist("No such directory") }
             for folder in folders { mpd.addDirectory(folder, withTime: true, to: &reply) }
-            for song in songs { SongLines.add(file: song.file, song.metadata, item: song.item.info, tags: client.tags, to: &reply) }
+            for song in songs { SongLines.add(file: song.file, song.metadata, facts: song.facts, tags: client.tags, to: &reply) }
             if name.isEmpty, let library = mpd.library {
                 for playlist in (try? library.playlists()) ?? [] { mpd.addPlaylistLines(playlist, to: &reply) }
             }
@@ -121,18 +121,27 @@ extension MPDCommands {
     func tree() throws(Ack) -> LibraryTree {
         let revision = library?.libraryRevision
         if let cached = cachedTree, cached.revision == revision { return cached.tree }
+        let catalogue = library?.catalogueRevision
         let tree = LibraryTree(try items(), root: musicFolder)
-        cachedTree = (revision, tree)
+        cachedTree = (revision, catalogue, tree)
         return tree
     }
 
-    func songLines(_ songs: some Sequence<DatabaseSong>, tags: Set<Tag>) -> Reply {
+    /// The database for the facts of queued songs (Last-Modified, Format): the tree built last,
+    /// unless an import or a removal came since. Saved positions change the library's revision
+    /// every few seconds of playback, and a `playlistinfo` must not build the tree again for them.
+    func treeForFacts() -> LibraryTree? {
+        if let cached = cachedTree, cached.catalogue == library?.catalogueRevision { return cached.tree }
+        return try? tree()
+    }
+
+    func songLines(_ songs: some Sequence<DatabaseSong>, tags: TagSet) -> Reply {
         var reply = Reply()
-        for song in songs { SongLines.add(file: song.file, song.metadata, item: song.item.info, tags: tags, to: &reply) }
+        for song in songs { SongLines.add(file: song.file, song.metadata, facts: song.facts, tags: tags, to: &reply) }
         return reply
     }
 
-    func listAll(_ folder: String, tags: Set<Tag>?) throws(Ack) -> Reply {
+    func listAll(_ folder: String, tags: TagSet?) throws(Ack) -> Reply {
         let tree = try tree()
         let name = MPDCommands.folderName(folder)
         let songs = tree.songs(under: name)
@@ -158,7 +167,7 @@ extension MPDCommands {
             }
             for folder in missing.reversed() { addDirectory(folder, withTime: tags != nil, to: &reply) }
             if let tags {
-                SongLines.add(file: song.file, song.metadata, item: song.item.info, tags: tags, to: &reply)
+                SongLines.add(file: song.file, song.metadata, facts: song.facts, tags: tags, to: &reply)
             } else {
                 reply.add("file", song.file)
             }

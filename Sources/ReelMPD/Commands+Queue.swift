@@ -214,18 +214,29 @@ extension MPDCommands {
     }
 
     /// The lines of the queue entries at `positions`; a database song's with its facts there
-    /// (Last-Modified, Format), as in MPD, from the database as it is now (looked at once).
-    func addQueueSongs(_ positions: some Sequence<Int>, tags: Set<Tag>, to reply: inout Reply) {
+    /// (Last-Modified, Format), as in MPD.
+    func addQueueSongs(_ positions: some Sequence<Int>, tags: TagSet, to reply: inout Reply) {
         let queue = self.queue
-        let tree = try? tree()
+        let catalogue = library?.catalogueRevision
+        if queueSongs.catalogue != catalogue || queueSongs.byEntry.count > 2 * queue.count + 64 {
+            queueSongs = (catalogue, [:])   // facts that changed, or entries long gone
+        }
+        lazy var tree = treeForFacts()   // looked at on the first entry not known yet
         for i in positions {
             let entry = queue.entries[i]
-            let item = entry.itemID.flatMap { tree?.song(item: $0)?.item.info }
-            SongLines.add(entry, position: i, root: musicFolder, item: item, tags: tags, to: &reply)
+            var song = queueSongs.byEntry[entry.id]
+            if song == nil || song?.item != entry.itemID {
+                song = QueueSong(file: SongLines.file(entry.uri, root: musicFolder), item: entry.itemID,
+                                 facts: entry.itemID.flatMap { tree?.song(item: $0)?.facts })
+                queueSongs.byEntry[entry.id] = song
+            }
+            SongLines.add(file: song!.file, entry.metadata, facts: song!.facts, range: entry.range, tags: tags, to: &reply)
+            reply.add("Pos", i)
+            reply.add("Id", entry.id.raw)
         }
     }
 
-    func findInQueue(_ filter: Filter, tags: Set<Tag>) -> Reply {
+    func findInQueue(_ filter: Filter, tags: TagSet) -> Reply {
         var reply = Reply()
         let entries = queue.entries
         addQueueSongs(entries.indices.lazy.filter { [musicFolder] in

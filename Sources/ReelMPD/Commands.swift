@@ -4,7 +4,7 @@ import ReelSystem
 /// What one client has set for itself.
 public struct ClientState: Sendable {
     /// The tags songs are shown with (`tagtypes`).
-    public var tags = Set(Tag.allCases)
+    public var tags = TagSet.all
     /// The largest binary chunk a client takes (`binarylimit`).
     public var binaryLimit = 8192
     /// Whether the client may run commands beyond `password` and `ping`.
@@ -51,7 +51,12 @@ public final class MPDCommands {
     /// The library's revisions as last published.
     private var seen: (catalogue: Int, playlists: Int) = (0, 0)
     /// The database as last built, and the library revision it was built at.
-    var cachedTree: (revision: Int64?, tree: LibraryTree)?
+    /// `catalogue`: the catalogue's revision then (items come and go, imports), which a song's
+    /// Last-Modified and Format follow; `revision` also follows positions and learnt tags.
+    var cachedTree: (revision: Int64?, catalogue: Int?, tree: LibraryTree)?
+    /// Each queued entry's name and facts, made once (an entry's URI never changes, and a
+    /// `playlistinfo` shows every entry), for the catalogue revision they were made at.
+    var queueSongs: (catalogue: Int?, byEntry: [EntryID: QueueSong]) = (nil, [:])
     /// Client-to-client messages, and the clients that got one since the loop last published.
     var messages = MessageBoard()
     var messageNews = Set<Int>()

@@ -7,6 +7,7 @@ final class DatabaseSong {
     let file: String
     let item: LibraryItem
     let metadata: TrackMetadata
+    let facts: SongFacts
     /// Its place in the tree's `songs` (set when the tree is built): its row in a `TagColumn`.
     fileprivate(set) var index = -1
 
@@ -14,6 +15,7 @@ final class DatabaseSong {
         self.file = file
         self.item = item
         metadata = item.metadata
+        facts = SongFacts(item.info)
     }
 }
 

@@ -48,6 +48,37 @@ public enum Tag: String, CaseIterable, Sendable {
     }
 }
 
+/// A set of tags as bits: a song's lines ask whether it holds each tag, for every song of a
+/// `playlistinfo` (a `Set<Tag>` hashed each tag's name, nine times a song).
+public struct TagSet: OptionSet, Sendable {
+    public let rawValue: UInt16
+    public init(rawValue: UInt16) { self.rawValue = rawValue }
+
+    init(_ tags: some Sequence<Tag>) {
+        self = tags.reduce(into: []) { $0.insert($1.bit) }
+    }
+
+    public static let all = TagSet(Tag.allCases)
+}
+
+extension Tag {
+    /// Its bit in a `TagSet`.
+    var bit: TagSet {
+        let index: UInt16 = switch self {
+        case .artist: 0
+        case .album: 1
+        case .albumArtist: 2
+        case .title: 3
+        case .track: 4
+        case .name: 5
+        case .genre: 6
+        case .date: 7
+        case .disc: 8
+        }
+        return TagSet(rawValue: 1 << index)
+    }
+}
+
 /// A tag as a client names it in a filter, `list`, a group or a sort: one
 /// reel keeps, or one of MPD's that reel has no values for, which every song
 /// has empty (so `find Date ""` finds every song, as MPD finds every song
@@ -149,18 +180,18 @@ enum SongLines {
 
     /// A song's lines: file, the tags the client asked for, its length; and
     /// its place in the queue when it is in it.
-    /// `item`: the library's facts of a database song (Last-Modified, Format).
+    /// `facts`: the database's facts of the song (Last-Modified, Format).
     /// `range`: the part of it that plays, whose length it shows, as MPD does.
-    static func add(file: String, _ metadata: TrackMetadata, item: ProbedItem? = nil, range: PlayRange? = nil, tags: Set<Tag>,
+    static func add(file: String, _ metadata: TrackMetadata, facts: SongFacts? = nil, range: PlayRange? = nil, tags: TagSet,
                     to reply: inout Reply) {
         reply.add("file", file)
         // In MPD's order: the file, its range, when it changed, its format, then the tags and the length.
         if let range {
             reply.add("Range", "\(Reply.seconds(range.start))-\(range.end.map(Reply.seconds) ?? "")")
         }
-        if let modified = item?.modified { reply.add("Last-Modified", UTCTime.iso8601(modified)) }
-        if let format = item?.format { reply.add("Format", format) }
-        for tag in Tag.allCases where tags.contains(tag) {
+        if let modified = facts?.lastModified { reply.add("Last-Modified", modified) }
+        if let format = facts?.format { reply.add("Format", format) }
+        for tag in Tag.allCases where tags.contains(tag.bit) {
             for value in tag.values(metadata) { reply.add(tag.rawValue, value) }
         }
         if let length = PlayRange.playedLength(range, fileLength: metadata.length), length > 0 {
@@ -169,11 +200,25 @@ enum SongLines {
         }
     }
 
-    /// A queue entry's lines; `root`: the music folder, which its file is named in; `item`: its
-    /// database song's facts.
-    static func add(_ entry: QueueEntry, position: Int, root: String?, item: ProbedItem?, tags: Set<Tag>, to reply: inout Reply) {
-        add(file: file(entry.uri, root: root), entry.metadata, item: item, range: entry.range, tags: tags, to: &reply)
-        reply.add("Pos", position)
-        reply.add("Id", entry.id.raw)
+}
+
+/// What the database knows of a song's file besides its tags, as its lines show it.
+struct SongFacts {
+    /// When the file last changed, in ISO 8601 (written once: a `playlistinfo` shows it for every song).
+    let lastModified: String?
+    /// As decoded: `44100:16:2`.
+    let format: String?
+
+    init(_ item: ProbedItem) {
+        lastModified = item.modified.map(UTCTime.iso8601)
+        format = item.format
     }
+}
+
+/// What a queue entry's lines take from its file, kept per entry: its name and its database facts
+/// (for the item it had then).
+struct QueueSong {
+    let file: String
+    let item: Int64?
+    let facts: SongFacts?
 }

@@ -134,6 +134,10 @@ final class QueueCommandTests: XCTestCase {
         XCTAssertEqual(c.send("playlistinfo 0").split(separator: "\n").filter { $0.contains("Artist") || $0.contains("Title") },
                        ["Title: Song Two lines"])
         XCTAssertEqual(c.send("tagtypes enable bogus"), "ACK [2@0] {tagtypes} Unknown tag type: bogus\n")
+        c.send("tagtypes all", "tagtypes disable album disc")
+        XCTAssertEqual(c.send("tagtypes").split(separator: "\n").map(String.init),
+                       ["Artist", "AlbumArtist", "Title", "Track", "Name", "Genre", "Date"].map { "tagtype: \($0)" } + ["OK"],
+                       "each tag has a bit of its own")
     }
 
     func testPlaylistfindAndPlaylistsearch() {
