@@ -318,10 +318,11 @@ final class Daemon: Session {
         log("\(monotonicNow() % 100_000_000) \(text)")
     }
 
-    /// Hands this turn's announcements to both buses.
+    /// Hands this turn's announcements to both buses: MPD's first, whose clients' idle replies
+    /// are a write each, then MPRIS's, which builds and sends D-Bus messages.
     private func publish() {
-        mpris?.publish(announcements)
         mpd?.publish(announcements)
+        mpris?.publish(announcements)
         announcements.removeAll()
     }
 
