@@ -4,6 +4,11 @@ extension Engine {
         switch event {
         case .started(let token):
             return backendStarted(token, now: now)
+        case .opensLocally(let token):
+            guard case .loading(var load, let play) = state, load.token == token, !load.seekable else { return [] }
+            load.seekable = true
+            state = .loading(load, play: play)
+            return []
         case .loaded(let token, let metadata, let canSeek, _):
             if token == incoming?.token {
                 incoming?.seekable = canSeek

@@ -217,7 +217,7 @@ extension Engine {
         queue.update(id) { $0.metadata.streamTitle = nil }   // what a stream played before no longer holds
         loadSerial += 1
         let token = LoadToken(entry: id, serial: loadSerial)
-        state = .loading(CurrentLoad(token: token), play: play)
+        state = .loading(CurrentLoad(token: token, seekable: Engine.expectsSeeking(in: entry)), play: play)
         tracker.hold(at: position, now: now)
         tellWidgets(now: now)
         incoming = nil
@@ -244,6 +244,13 @@ extension Engine {
             queuedFrom = nil
         }
         return .success([.announce(.trackMetadataChanged(id))])
+    }
+
+    /// Whether an entry that opens will be seekable: a local file, or a remote one whose length
+    /// is known (downloaded, cached or probed: a file, not a live stream). The backend's word
+    /// replaces this once the entry is loaded.
+    static func expectsSeeking(in entry: QueueEntry) -> Bool {
+        !entry.isRemote || entry.metadata.length != nil
     }
 
     /// Where playing an entry starts: its stored position, when the policy

@@ -109,6 +109,9 @@ public struct LoadToken: Hashable, Sendable, CustomStringConvertible {
 public enum BackendEvent: Equatable, Sendable {
     /// The backend started a file: a queued entry, when it moves on to it by itself.
     case started(LoadToken)
+    /// The entry opens from a local file (a download or a complete copy of a remote one): it
+    /// will seek, as a local entry does.
+    case opensLocally(LoadToken)
     /// The file is open: its tags, length, whether it can seek, and whether
     /// it carries embedded cover art (which the daemon extracts off the loop).
     case loaded(LoadToken, TrackMetadata, seekable: Bool, embeddedArt: Bool = false)

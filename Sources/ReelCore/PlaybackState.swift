@@ -58,7 +58,9 @@ public enum PlaybackState: Equatable, Sendable {
 /// ever reset by hand.
 public struct CurrentLoad: Equatable, Sendable {
     public let token: LoadToken
-    /// Whether the backend can seek in it; known once it is loaded.
+    /// Whether the backend can seek in it: expected from the entry while it opens (so that
+    /// MPRIS's CanSeek holds and a seek asked for then waits for its start), then as the
+    /// backend says once it is loaded.
     public internal(set) var seekable = false
     /// It has not started playing (no `restarted` yet): its samples are not
     /// trusted and there is no position of it to save.
@@ -75,5 +77,8 @@ public struct CurrentLoad: Equatable, Sendable {
     /// A seek asked for while it was still opening: sent once it has started.
     var seekAfterStart: MediaTime?
 
-    public init(token: LoadToken) { self.token = token }
+    public init(token: LoadToken, seekable: Bool = false) {
+        self.token = token
+        self.seekable = seekable
+    }
 }

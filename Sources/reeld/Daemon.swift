@@ -210,9 +210,11 @@ final class Daemon: Session {
     private func send(_ command: BackendCommand) {
         var command = command
         switch command {
-        case .load(let token, _, let start, let end, let paused):
+        case .load(let token, let asked, let start, let end, let paused):
             guard let uri = playableURI(for: token, start: start) else { return }
             command = .load(token, uri: uri, start: start, end: end, paused: paused)
+            // A remote entry played from its download or complete copy seeks while it opens.
+            if URLParts.isRemote(asked) && !URLParts.isRemote(uri) { followUps.append(.event(.opensLocally(token))) }
         case .queueNext(let token, _, let start, let end):
             guard let uri = playableURI(for: token, start: start) else { return }
             command = .queueNext(token, uri: uri, start: start, end: end)

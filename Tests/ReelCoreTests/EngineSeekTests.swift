@@ -51,6 +51,25 @@ final class EngineSeekTests: XCTestCase {
         XCTAssertEqual(h.playbackEffects, [.announce(.seeked(2_500_000))])
     }
 
+    /// MPRIS's CanSeek holds while an entry that will seek opens, so that playerctl's `position`
+    /// right after a `goto` is sent, and the seek waits for the start.
+    func testAnEntryExpectedToSeekCanSeekWhileItOpens() {
+        var h = Harness(uris: ["file:///1.ogg", "https://example.org/live", "https://example.org/episode.mp3"])
+        h.engine.queue.update(h.id(3)) { $0.metadata.length = 60_000_000 }   // probed, downloaded or cached
+        h.command(.goTo(h.id(1)))
+        XCTAssertTrue(h.engine.snapshot.canSeek, "a local file")
+        XCTAssertNil(h.command(.setPosition(h.id(1), 10_000_000)))
+        XCTAssertEqual(h.playbackEffects, [], "it waits for the start")
+        h.finishLoad(length: 30_000_000)
+        XCTAssertEqual(h.backend.seeks.last, 10_000_000, "and goes out once it has started")
+        h.command(.goTo(h.id(2)))
+        XCTAssertFalse(h.engine.snapshot.canSeek, "a stream of unknown length may be live")
+        h.command(.goTo(h.id(3)))
+        XCTAssertTrue(h.engine.snapshot.canSeek, "a remote file of known length")
+        h.event(.loaded(h.token, TrackMetadata(length: 60_000_000), seekable: false))
+        XCTAssertFalse(h.engine.snapshot.canSeek, "the backend's word replaces the guess")
+    }
+
     func testASeekWhileAStreamOpensIsDroppedWhenItCannotSeek() {
         var h = Harness(uris: uris, play: true)
         h.command(.seek(by: 4_000_000))
@@ -167,7 +186,7 @@ extension EngineSeekTests {
         XCTAssertEqual(h.engine.state.load?.seekInFlight, true)
         h.command(.next)
         XCTAssertEqual(h.engine.state.load?.seekInFlight, false, "a new load has no seek in flight")
-        XCTAssertEqual(h.engine.state.load?.seekable, false, "nor is it known to be seekable before it is loaded")
+        XCTAssertEqual(h.engine.state.load?.seekable, true, "expected of a local file while it opens, not carried over")
         h.finishLoad(length: 10_000_000)
         XCTAssertEqual(h.engine.state.load?.pending, false)
         h.advance(ms: 500)
