@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A dbus-daemon of our own, on a socket in a fresh temp dir, for tests and
 /// the benchmark. It stops and the dir goes away when the value is released.
@@ -41,11 +42,29 @@ public final class PrivateBus {
             throw HarnessError("dbus-daemon did not start")
         }
         address = String(line)
+        Self.running.withLock { $0[ObjectIdentifier(self)] = (process.processIdentifier, dir) }
     }
 
     deinit {
+        Self.running.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(self)) }
         process.terminate()
         process.waitUntilExit()
         try? FileManager.default.removeItem(at: dir)
+    }
+
+    /// The buses not yet released: a program that ends with `exit` (which runs no deinit)
+    /// stops them first, so that no dbus-daemon outlives it.
+    private static let running = Mutex<[ObjectIdentifier: (pid: pid_t, dir: URL)]>([:])
+
+    public static func stopAll() {
+        let buses = running.withLock { buses -> [(pid: pid_t, dir: URL)] in
+            let all = Array(buses.values)
+            buses.removeAll()
+            return all
+        }
+        for bus in buses {
+            kill(bus.pid, SIGTERM)
+            try? FileManager.default.removeItem(at: bus.dir)
+        }
     }
 }

@@ -14,6 +14,7 @@ try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: tr
 
 /// Ends a run, of one part or of all: the generated media (512 MiB with --footprint) go too.
 func finish() -> Never {
+    PrivateBus.stopAll()
     try? FileManager.default.removeItem(at: dir)
     exit(0)
 }
@@ -273,12 +274,16 @@ if libraryOnly {
 }
 let reel = try run { try Subject.reeld(files: files, bus: $0) }
 let mpv = try run { try Subject.mpvMPRIS(files: files, bus: $0) }
-let bareBus = try PrivateBus()
-let bare = try Subject.bareMPV(file: files[0], bus: bareBus)
-usleep(1_000_000)
-say("bare mpv: CPU and RSS over 10 s of playback")
-let bareUsage = Usage.measure(pid: bare.child.process.processIdentifier, seconds: 10)
-bare.child.stop()
+// In a function of its own: a bus held by a global outlives the run (exit runs no deinit).
+func measureBareMPV() throws -> Usage {
+    let bus = try PrivateBus()
+    let bare = try Subject.bareMPV(file: files[0], bus: bus)
+    defer { bare.child.stop() }
+    usleep(1_000_000)
+    say("bare mpv: CPU and RSS over 10 s of playback")
+    return Usage.measure(pid: bare.child.process.processIdentifier, seconds: 10)
+}
+let bareUsage = try measureBareMPV()
 
 let sound = try soundFigures()
 say("queue: 100,000 entries")
