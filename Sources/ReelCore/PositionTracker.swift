@@ -14,8 +14,13 @@ public struct PositionTracker: Equatable, Sendable {
     public private(set) var anchor: PositionAnchor
     /// The position should run, but the audio has not been heard to start yet.
     public private(set) var awaitingAudio = false
-    /// While awaiting audio: the start time implied by the last sample that moved.
-    private var impliedStart: MonotonicTime?
+    /// While awaiting audio: the start time implied by the last sample that moved, and when
+    /// that sample came.
+    private var impliedStart: ImpliedStart?
+    private struct ImpliedStart: Equatable {
+        let start: MonotonicTime
+        let seen: MonotonicTime
+    }
     /// Whether samples still short of the held position tell when they will
     /// reach it: behind snapserver, mpv's clock runs a second ahead of the
     /// rooms, so after a seek or a resume the samples climb towards the target
@@ -41,6 +46,10 @@ public struct PositionTracker: Equatable, Sendable {
     public static let jump: MediaTime = 500_000
     /// Two samples agree on the start of the audio when their implied start times are this close.
     public static let startAgreement: MonotonicTime = 3_000
+    /// ... and when they came at least this far apart: two samples of one moment agree whatever
+    /// the audio does (on a suspended PulseAudio sink, mpv's first samples climbed 17 ms, then
+    /// 100 ms in 229 ms, then fell back to 0 when the sink woke 1.5 s later).
+    public static let startEvidence: MonotonicTime = 20_000
     /// A sample must have moved this far past the held position to count as motion.
     static let minimumMotion: MediaTime = 1_000
 
@@ -116,14 +125,18 @@ public struct PositionTracker: Equatable, Sendable {
             return false
         }
         let implied = now - MonotonicTime((Double(moved) / anchor.rate).rounded())
-        guard let previous = impliedStart, abs(implied - previous) <= Self.startAgreement else {
-            impliedStart = implied
+        if let previous = impliedStart, now - previous.seen < Self.startEvidence,
+           abs(implied - previous.start) <= Self.startAgreement {
+            return false   // the same moment again: wait for a later sample to confirm it
+        }
+        guard let previous = impliedStart, abs(implied - previous.start) <= Self.startAgreement else {
+            impliedStart = ImpliedStart(start: implied, seen: now)
             predictedStart = nil
             return false
         }
         guard implied <= now else {
             // Heard soon: `startIfDue` starts it then.
-            impliedStart = implied
+            impliedStart = ImpliedStart(start: implied, seen: now)
             predictedStart = implied
             return false
         }

@@ -156,6 +156,33 @@ final class SoundServerTests: DaemonTestCase {
         try checkSteady(on: .pulse, server: fresh, seconds: 5)
     }
 
+    /// The same with nobody recording: the recorder of the test above keeps the null sink awake,
+    /// and only a suspended sink takes 1.2-1.6 s to wake (../shared/repro/pulse-cold-start.sh).
+    /// mpv's first samples then climbed (17 ms, then 100 ms in 229 ms) and fell back to 0 when
+    /// the sink woke: Position ran to 1.3 s and jumped back with a Seeked. Now it holds until
+    /// samples a while apart agree that the audio runs, and never goes back.
+    func testAColdStartOnASuspendedPulseAudioSinkNeverJumpsBack() throws {
+        let fresh = try SoundServer(.pulse)
+        defer { fresh.stop() }
+        try startDaemon([media.long[0]], ["--ao", SoundServer.Kind.pulse.audioOutput, "--fresh"],
+                        environment: fresh.environment.merging(["REEL_TRACE": "1"]) { _, b in b })
+        var highest: MediaTime = 0
+        let end = Date().addingTimeInterval(3)
+        while Date() < end {
+            let before = highest   // read before any Seeked that arrived since the last drain
+            let position = try position()
+            XCTAssertGreaterThanOrEqual(position, highest, "Position went back from \(highest) to \(position)")
+            highest = max(highest, position)
+            for seeked in pendingSignals() where seeked.member == "Seeked" {
+                let to = seeked.arguments.first?.int64 ?? 0
+                XCTAssertGreaterThanOrEqual(to, before - 20_000, "a Seeked to \(to) after Position said \(before)")
+            }
+            drainSignals()
+            listen(for: 0.05)
+        }
+        XCTAssertGreaterThan(highest, 500_000, "it never played")
+    }
+
     /// Position never runs ahead of what is heard nor goes backwards, and 15 s
     /// of steady playback send no Seeked. What is heard runs at the server's
     /// clock, measured by how much audio the recorder had received: a

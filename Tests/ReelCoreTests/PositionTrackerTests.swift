@@ -25,6 +25,25 @@ final class PositionTrackerTests: XCTestCase {
         XCTAssertEqual(tracker.position(at: ms(1654.1)), ms(197.6), accuracy: 200)
     }
 
+    /// On a suspended PulseAudio sink (2026-12-03, ../shared/repro/pulse-cold-start.sh): two
+    /// samples of one moment, 51 µs apart, that agree; then 100 ms in 229 ms; the sink wakes
+    /// 1.5 s later and the samples start again from 0.
+    let suspendedSinkStart: [(Double, Double)] = [
+        (16.8, 17.0), (16.85, 17.05), (245.7, 100.0), (1717.2, 0.85), (1777.1, 60.7), (1827.1, 110.7), (1897.2, 180.9),
+    ]
+
+    func testSamplesOfOneMomentDoNotConfirmAStart() {
+        var tracker = PositionTracker()
+        tracker.runWhenHeard(from: 0, now: 0)
+        var startedAt: Double?
+        for (t, sample) in suspendedSinkStart {
+            XCTAssertEqual(tracker.position(at: ms(t)), 0, "held at \(t) ms: nothing heard yet")
+            if tracker.observe(ms(sample), at: ms(t)) { startedAt = t; break }
+        }
+        XCTAssertEqual(startedAt, 1827.1, "confirmed by samples 50 ms apart, after the sink woke")
+        XCTAssertEqual(tracker.position(at: ms(1897.2)), ms(180.9), accuracy: 1_000)
+    }
+
     func testHeldPositionNeverRunsAheadOfWhatIsHeard() {
         var tracker = PositionTracker()
         tracker.runWhenHeard(from: 0, now: 0)
