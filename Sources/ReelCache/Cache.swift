@@ -430,13 +430,8 @@ public final class Cache: @unchecked Sendable {
     /// (a URL ending in `;.sh` or `.desktop` gives no file a shell or a desktop would run).
     static func fileExtension(_ url: String) -> String {
         let ext = URL(string: url)?.pathExtension.lowercased() ?? ""
-        return mediaExtensions.contains(ext) ? ext : "media"
+        return MediaExtension.all.contains(ext) ? ext : "media"
     }
-
-    static let mediaExtensions: Set<String> = [
-        "mp3", "mp2", "m4a", "m4b", "aac", "ogg", "oga", "opus", "flac", "wav", "wave", "aif", "aiff", "wma", "ape", "wv",
-        "mka", "mp4", "m4v", "mkv", "webm", "mov", "avi", "ogv", "mpg", "mpeg", "ts", "3gp",
-    ]
 
     // MARK: reel cache
 

@@ -124,8 +124,7 @@ public struct QueueEntry: Equatable, Sendable {
         var path = Substring(uri)
         if let cut = path.firstIndex(where: { $0 == "?" || $0 == "#" }), !uri.hasPrefix("file:") { path = path[..<cut] }
         guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return false }
-        return ["mkv", "mp4", "m4v", "webm", "mov", "avi", "ogv", "mpg", "mpeg", "wmv", "flv", "ts"]
-            .contains(path[path.index(after: dot)...].lowercased())
+        return MediaExtension.video.contains(path[path.index(after: dot)...].lowercased())
     }
 
     public var isRemote: Bool { URLParts.isRemote(uri) }

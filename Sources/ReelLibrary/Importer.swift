@@ -8,10 +8,6 @@ import ReelCore
 /// into the library. Runs on worker threads with its own connection; reports
 /// progress through a callback.
 public final class Importer: Sendable {
-    public static let mediaExtensions: Set<String> = [
-        "mp3", "flac", "ogg", "oga", "opus", "m4a", "m4b", "aac", "wav", "wma", "aiff", "aif", "ape", "wv", "mka",
-        "mp4", "m4v", "mkv", "webm", "avi", "mov", "ogv", "mpg", "mpeg", "flv", "3gp",
-    ]
     static let playlistExtensions: Set<String> = ["m3u", "m3u8", "pls"]
     /// How deep playlists may include playlists, and how many entries all the
     /// playlists of one import may list: a hostile playlist cannot exhaust memory.
@@ -142,7 +138,7 @@ public final class Importer: Sendable {
                 return
             }
             var found: [String] = []
-            for relative in walked where Importer.mediaExtensions.contains(Paths.fileExtension(relative)) {
+            for relative in walked where MediaExtension.all.contains(Paths.fileExtension(relative)) {
                 found.append(path + "/" + relative)
             }
             x.items += found.sorted()

@@ -64,7 +64,7 @@ extension MPDCommands {
         "decoders": Entry(arguments: 0...0) { _, _, _ in
             var reply = Reply()
             reply.add("plugin", "mpv")
-            for suffix in ["flac", "m4a", "mka", "mkv", "mp3", "mp4", "oga", "ogg", "opus", "wav", "webm"] {
+            for suffix in MediaExtension.all.sorted() {
                 reply.add("suffix", suffix)
             }
             return reply

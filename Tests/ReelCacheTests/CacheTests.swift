@@ -166,6 +166,7 @@ final class CacheTests: FolderTestCase {
     func testStoredFilesGetOnlyMediaExtensions() {
         XCTAssertEqual(Cache.fileExtension("http://x/a.MP3"), "mp3")
         XCTAssertEqual(Cache.fileExtension("http://x/a.mp3?x=1"), "mp3")
+        XCTAssertEqual(Cache.fileExtension("http://x/a.wmv"), "wmv", "one table of media extensions, the importer's too")
         for hostile in ["http://x/run;.sh", "http://x/a.desktop", "http://x/a.exe", "http://x/a", "http://x/.bashrc"] {
             XCTAssertEqual(Cache.fileExtension(hostile), "media", hostile)
         }

@@ -12,6 +12,13 @@ final class TextTests: XCTestCase {
         XCTAssertEqual(String(repeating: "ü", count: 10_000).prefix(utf8Bytes: 10_001).utf8.count, 10_000)
     }
 
+    func testOneTableOfMediaExtensionsSaysWhichAreVideos() {
+        XCTAssertTrue(MediaExtension.video.isSubset(of: MediaExtension.all))
+        XCTAssertTrue(MediaExtension.audio.isDisjoint(with: MediaExtension.video))
+        for ext in MediaExtension.video { XCTAssertTrue(QueueEntry.looksLikeVideo("file:///films/a.\(ext.uppercased())"), ext) }
+        for ext in MediaExtension.audio { XCTAssertFalse(QueueEntry.looksLikeVideo("file:///music/a.\(ext)"), ext) }
+    }
+
     func testPlaylistNamesFollowOneRuleOnEveryBus() {
         for name in ["evening", "évening ♪", "a..b", ".hidden", "Mix 2026-12-02", String(repeating: "x", count: 255)] {
             XCTAssertNil(PlaylistName.problem(name), name)
