@@ -11,14 +11,20 @@ final class PositionTrackerTests: XCTestCase {
 
     func ms(_ value: Double) -> Int64 { Int64((value * 1000).rounded()) }
 
-    func testAtAStartThePositionHoldsUntilTwoSamplesAgreeOnWhenTheAudioStarted() {
+    /// A start from 0 fed `samples` (ms since the restart, sample in ms) until one starts the
+    /// estimate; it must hold at 0 before. Returns the tracker and when it started.
+    func start(_ samples: [(Double, Double)]) -> (PositionTracker, startedAt: Double?) {
         var tracker = PositionTracker()
         tracker.runWhenHeard(from: 0, now: 0)
-        var startedAt: Double?
-        for (t, sample) in pulseFirstStart {
+        for (t, sample) in samples {
             XCTAssertEqual(tracker.position(at: ms(t)), 0, "held at \(t) ms: nothing heard yet")
-            if tracker.observe(ms(sample), at: ms(t)) { startedAt = t; break }
+            if tracker.observe(ms(sample), at: ms(t)) { return (tracker, t) }
         }
+        return (tracker, nil)
+    }
+
+    func testAtAStartThePositionHoldsUntilTwoSamplesAgreeOnWhenTheAudioStarted() {
+        let (tracker, startedAt) = start(pulseFirstStart)
         XCTAssertEqual(startedAt, 1522.4, "the first two samples that agree")
         XCTAssertFalse(tracker.awaitingAudio)
         // The audio started 1456.5 ms after the restart; the estimate runs from there.
@@ -33,13 +39,7 @@ final class PositionTrackerTests: XCTestCase {
     ]
 
     func testSamplesOfOneMomentDoNotConfirmAStart() {
-        var tracker = PositionTracker()
-        tracker.runWhenHeard(from: 0, now: 0)
-        var startedAt: Double?
-        for (t, sample) in suspendedSinkStart {
-            XCTAssertEqual(tracker.position(at: ms(t)), 0, "held at \(t) ms: nothing heard yet")
-            if tracker.observe(ms(sample), at: ms(t)) { startedAt = t; break }
-        }
+        let (tracker, startedAt) = start(suspendedSinkStart)
         XCTAssertEqual(startedAt, 1827.1, "confirmed by samples 50 ms apart, after the sink woke")
         XCTAssertEqual(tracker.position(at: ms(1897.2)), ms(180.9), accuracy: 1_000)
     }
