@@ -54,8 +54,7 @@ final class CantataTests: DaemonTestCase {
         cantata = try ChildProcess(URL(fileURLWithPath: "/usr/bin/cantata"), [], busAddress: bus.address, home: home,
                                    environment: ["DISPLAY": display.display, "QT_QPA_PLATFORM": "xcb", "HOME": home.path])
 
-        let shown = try screen(of: display, showing: ["Gold", "(1992)", "Abba", "Hits", "(2001)", "Various", "Artists"])
-        let words = try shown.words()
+        let (shown, words) = try screen(of: display, showing: ["Gold", "(1992)", "Abba", "Hits", "(2001)", "Various", "Artists"])
         XCTAssertFalse(words.contains { $0.text == "Zed" || $0.text == "Ärzte" },
                        "the compilation is shown under its track artists: \(kept(shown.file))")
         // The cover is the square left of the album's name: red for Gold (cover.jpg), blue for Hits (embedded).
@@ -76,15 +75,17 @@ final class CantataTests: DaemonTestCase {
         return copy.path
     }
 
-    /// Takes screenshots until the words are all on screen.
-    private func screen(of display: VirtualDisplay, showing texts: [String], timeout: Double = 30) throws -> Screenshot {
+    /// Takes screenshots until the words are all on screen; the last, and the words read on it.
+    private func screen(of display: VirtualDisplay, showing texts: [String],
+                        timeout: Double = 30) throws -> (Screenshot, [Screenshot.Word]) {
         let deadline = Date().addingTimeInterval(timeout)
         let file = home.appendingPathComponent("cantata.png")
         while true {
             let shot = try Screenshot(of: display.display, savedAs: file)
-            let words = Set(try shot.words().map(\.text))
+            let read = try shot.words()
+            let words = Set(read.map(\.text))
             let missing = texts.filter { !words.contains($0) }
-            if missing.isEmpty { return shot }
+            if missing.isEmpty { return (shot, read) }
             guard Date() < deadline, cantata?.process.isRunning == true else {
                 throw TestFailure("Cantata's screen lacks \(missing) (read: \(words.sorted())); the screen is in \(kept(file));\n"
                                   + "Cantata said:\n\(cantata?.text.suffix(2000) ?? "")")
