@@ -233,7 +233,7 @@ extension Engine {
         }
         var range = range
         if let given = range, let length = entry.metadata.length {
-            guard given.start <= length else { return .failure(.invalidArgument("the range starts past the end of the track")) }
+            guard given.start <= length else { return .failure(.invalidArgument("Invalid start offset")) }   // MPD's words
             if let end = given.end, end >= length { range = PlayRange(start: given.start, end: nil) }
         }
         guard range != entry.range else { return .success([]) }

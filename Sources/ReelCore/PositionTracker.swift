@@ -125,15 +125,13 @@ public struct PositionTracker: Equatable, Sendable {
             return false
         }
         let implied = now - MonotonicTime((Double(moved) / anchor.rate).rounded())
-        if let previous = impliedStart, now - previous.seen < Self.startEvidence,
-           abs(implied - previous.start) <= Self.startAgreement {
-            return false   // the same moment again: wait for a later sample to confirm it
-        }
         guard let previous = impliedStart, abs(implied - previous.start) <= Self.startAgreement else {
             impliedStart = ImpliedStart(start: implied, seen: now)
             predictedStart = nil
             return false
         }
+        // The same moment again: a later sample must confirm it.
+        guard now - previous.seen >= Self.startEvidence else { return false }
         guard implied <= now else {
             // Heard soon: `startIfDue` starts it then.
             impliedStart = ImpliedStart(start: implied, seen: now)

@@ -59,9 +59,6 @@ extension MPDCommands {
             if entry.id == mpd.session.snapshot.current?.id, mpd.session.snapshot.status != "Stopped" {
                 throw Ack(.permission, "Cannot edit the current song")
             }
-            if let start = range?.start, let length = entry.metadata.length, start > length {
-                throw Ack.argument("Invalid start offset")
-            }
             try mpd.run(.setRange(entry.id, range))
             return Reply()
         },
@@ -224,13 +221,15 @@ extension MPDCommands {
         lazy var tree = treeForFacts()   // looked at on the first entry not known yet
         for i in positions {
             let entry = queue.entries[i]
-            var song = queueSongs.byEntry[entry.id]
-            if song == nil || song?.item != entry.itemID {
+            let song: QueueSong
+            if let known = queueSongs.byEntry[entry.id], known.item == entry.itemID {
+                song = known
+            } else {
                 song = QueueSong(file: SongLines.file(entry.uri, root: musicFolder), item: entry.itemID,
                                  facts: entry.itemID.flatMap { tree?.song(item: $0)?.facts })
                 queueSongs.byEntry[entry.id] = song
             }
-            SongLines.add(file: song!.file, entry.metadata, facts: song!.facts, range: entry.range, tags: tags, to: &reply)
+            SongLines.add(file: song.file, entry.metadata, facts: song.facts, range: entry.range, tags: tags, to: &reply)
             reply.add("Pos", i)
             reply.add("Id", entry.id.raw)
         }

@@ -178,8 +178,8 @@ enum SongLines {
         return LibraryTree.name(ofPath: local, root: root) ?? local
     }
 
-    /// A song's lines: file, the tags the client asked for, its length; and
-    /// its place in the queue when it is in it.
+    /// A song's lines: file, the tags the client asked for, its length (a queued song's place
+    /// follows, from `MPDCommands.addQueueSongs`).
     /// `facts`: the database's facts of the song (Last-Modified, Format).
     /// `range`: the part of it that plays, whose length it shows, as MPD does.
     static func add(file: String, _ metadata: TrackMetadata, facts: SongFacts? = nil, range: PlayRange? = nil, tags: TagSet,
@@ -199,7 +199,6 @@ enum SongLines {
             reply.add("duration", Reply.seconds(length))
         }
     }
-
 }
 
 /// What the database knows of a song's file besides its tags, as its lines show it.
