@@ -146,10 +146,11 @@ public final class Library {
         }
     }
 
-    /// Puts the items with ids above `id` into the full-text index.
+    /// Puts the items with ids above `id` into the full-text index, and counts them in the catalogue's version.
     private func index(after id: Int64) throws {
         try db.query("INSERT INTO items_fts (rowid, title, artist, album) SELECT id, title, artist, album FROM items WHERE id > ?",
                      [.int(id)])
+        if db.changes > 0 { try db.query("UPDATE catalogue SET version = version + 1") }
     }
 
     private func upsert(_ p: ProbedItem) throws -> (id: Int64, isNew: Bool) {
@@ -222,11 +223,11 @@ public final class Library {
             """, [.text(match)] + page).map(LibraryItem.init)
     }
 
-    /// Changes whenever anything in the file changes, through this connection or another
-    /// (the writer thread's, another process's): a cheap test for a stale copy of the items.
+    /// Changes whenever items come or go, or their tags or places change, through this connection
+    /// or another (the writer thread's, another process's); not with saved positions or play counts.
+    /// A cheap test for a stale copy of the catalogue.
     public var revision: Int64 {
-        let others = (try? db.scalar("PRAGMA data_version"))?.int ?? 0
-        return others << 32 &+ db.totalChanges
+        (try? db.scalar("SELECT version FROM catalogue"))?.int ?? 0
     }
 
     public var count: Int { Int((try? db.scalar("SELECT count(*) FROM items"))?.int ?? 0) }

@@ -100,6 +100,27 @@ enum Schema {
         ALTER TABLE queue_entries ADD COLUMN range_start INTEGER;
         ALTER TABLE queue_entries ADD COLUMN range_end INTEGER;
         """,
+        // 6: a version of the catalogue (which items there are, and their tags and places), for a
+        // bus that keeps what it built from them (MPD's database tree). It does not move with saved
+        // positions and play counts, which change every few seconds of playback. Library.index
+        // moves it for new items, in one statement per batch.
+        """
+        CREATE TABLE catalogue (version INTEGER NOT NULL);
+        INSERT INTO catalogue VALUES (0);
+        CREATE TRIGGER items_catalogue_ad AFTER DELETE ON items BEGIN
+            UPDATE catalogue SET version = version + 1;
+        END;
+        CREATE TRIGGER items_catalogue_au AFTER UPDATE OF title, artist, album, duration_us, cover, local_path, remote_url, genre, from_feed,
+            album_artist, track, disc, date, modified, format ON items
+        WHEN old.title IS NOT new.title OR old.artist IS NOT new.artist OR old.album IS NOT new.album OR
+            old.duration_us IS NOT new.duration_us OR old.cover IS NOT new.cover OR
+            old.local_path IS NOT new.local_path OR old.remote_url IS NOT new.remote_url OR
+            old.genre IS NOT new.genre OR old.from_feed IS NOT new.from_feed OR
+            old.album_artist IS NOT new.album_artist OR old.track IS NOT new.track OR old.disc IS NOT new.disc OR
+            old.date IS NOT new.date OR old.modified IS NOT new.modified OR old.format IS NOT new.format BEGIN
+            UPDATE catalogue SET version = version + 1;
+        END;
+        """,
     ]
 
     static var version: Int64 { Int64(migrations.count) }

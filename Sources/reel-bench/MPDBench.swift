@@ -7,10 +7,15 @@ import ReelLibrary
 /// The MPD protocol, reel against MPD 0.23 itself: both on a Unix socket,
 /// both with the same 10,000 tagged files (MPD scans them; reel's library
 /// gets the same tags without probing), both with a null output.
+///
+/// Both servers run at once, and the measures alternate between them in
+/// rounds (only the one measured plays): a sub-millisecond figure moves by 2–3×
+/// with what else the machine does, and a slow minute then falls on both.
 struct MPDBench {
     let dir: URL
     static let songs = 10_000
-    static let roundTrips = 300
+    static let rounds = 5
+    static let roundTrips = 3_000
     static let toggles = 100
     static let runs = 10
 
@@ -53,16 +58,22 @@ struct MPDBench {
     func run() throws -> (reel: Side, mpd: Side) {
         let music = dir.appendingPathComponent("mpd-bench-music")
         let tags = try makeMusic(music)
-        say("MPD protocol: MPD 0.23")
-        let mpd = try measureMPD(music)
-        say("MPD protocol: reeld")
-        let reel = try measureReel(music, tags: tags)
-        return (reel, mpd)
+        say("MPD protocol: MPD 0.23 and reeld, \(Self.rounds) rounds each, alternating")
+        return try withMPD(music) { mpdSocket, mpdClient in
+            try withReel(music, tags: tags) { socket, client, mpris, _ in
+                var reel = Samples(), mpd = Samples()
+                for _ in 0..<Self.rounds {
+                    try measure(socket: mpdSocket, client: mpdClient, mpris: nil, into: &mpd)
+                    try measure(socket: socket, client: client, mpris: mpris, into: &reel)
+                }
+                return (reel.side, mpd.side)
+            }
+        }
     }
 
     // MARK: The two servers
 
-    private func measureMPD(_ music: URL) throws -> Side {
+    private func withMPD<T>(_ music: URL, _ body: (String, MPDClient) throws -> T) throws -> T {
         let home = dir.appendingPathComponent("mpd-bench-mpd")
         try? FileManager.default.removeItem(at: home)
         let (mpd, socket) = try ReferenceMPD.start(music: music, dir: home)
@@ -71,11 +82,7 @@ struct MPDBench {
         _ = try client.command("update", timeout: 10)
         while try client.pairs("status")["updating_db"] != nil { usleep(200_000) }
         _ = try client.command("add \"\"", timeout: 60)
-        return try measure(socket: socket, client: client, mpris: nil)
-    }
-
-    private func measureReel(_ music: URL, tags: [ProbedItem]) throws -> Side {
-        try withReel(music, tags: tags) { socket, client, mpris, _ in try measure(socket: socket, client: client, mpris: mpris) }
+        return try body(socket, client)
     }
 
     /// reeld on a private bus with the library of `tags` and all of it queued.
@@ -106,16 +113,27 @@ struct MPDBench {
 
     // MARK: Figures
 
-    private func measure(socket: String, client: MPDClient, mpris: Connection?) throws -> Side {
+    /// One round's samples of each measure, added to what earlier rounds gave.
+    private struct Samples {
+        var status: [Double] = [], pause: [Double] = [], playPause: [Double] = []
+        var playlistinfo: [Double] = [], list: [Double] = []
+        var side: Side {
+            Side(status: Stats(status), pauseToIdle: Stats(pause), playPauseToIdle: playPause.isEmpty ? nil : Stats(playPause),
+                 playlistinfo: Stats(playlistinfo), list: Stats(list))
+        }
+    }
+
+    /// One round on one server: it plays for the round, and stops after it.
+    private func measure(socket: String, client: MPDClient, mpris: Connection?, into samples: inout Samples) throws {
         let count = try client.pairs("status")["playlistlength"]
         guard count == String(Self.songs) else { throw HarnessError("queue of \(count ?? "?") songs, not \(Self.songs)") }
         _ = try client.command("play 0")
+        defer { _ = try? client.command("stop") }
 
-        var status: [Double] = []
-        for _ in 0..<Self.roundTrips {
+        for _ in 0..<Self.roundTrips / Self.rounds {
             let start = monotonicNow()
             _ = try client.command("status")
-            status.append(Double(monotonicNow() - start))
+            samples.status.append(Double(monotonicNow() - start))
         }
 
         let idler = try MPDClient(path: socket)
@@ -127,31 +145,29 @@ struct MPDBench {
             guard idler.reply(timeout: 5)?.first == "changed: player" else { throw HarnessError("idle did not wake") }
             return Double(monotonicNow() - start)
         }
-        var pause: [Double] = []
-        for n in 0..<Self.toggles {
-            pause.append(try wakeUp { client.send(n % 2 == 0 ? "pause 1\n" : "pause 0\n") })
+        for n in 0..<Self.toggles / Self.rounds {
+            samples.pause.append(try wakeUp { client.send(n % 2 == 0 ? "pause 1\n" : "pause 0\n") })
             _ = client.reply()
         }
-        var playPause: [Double] = []
         if let mpris {
-            for _ in 0..<Self.toggles {
-                playPause.append(try wakeUp {
+            for _ in 0..<Self.toggles / Self.rounds {
+                samples.playPause.append(try wakeUp {
                     _ = try mpris.callMethod("org.mpris.MediaPlayer2.reel", "/org/mpris/MediaPlayer2",
                                              "org.mpris.MediaPlayer2.Player", "PlayPause", [])
                 })
             }
         }
 
-        func timed(_ command: String) throws -> Stats {
-            Stats(try (0..<Self.runs).map { _ in
+        func timed(_ command: String) throws -> [Double] {
+            try (0..<Self.runs / Self.rounds).map { _ in
                 let start = monotonicNow()
                 let reply = try client.command(command, timeout: 60)
                 guard reply.last == "OK" else { throw HarnessError("\(command): \(reply.last ?? "")") }
                 return Double(monotonicNow() - start)
-            })
+            }
         }
-        return Side(status: Stats(status), pauseToIdle: Stats(pause), playPauseToIdle: mpris == nil ? nil : Stats(playPause),
-                    playlistinfo: try timed("playlistinfo"), list: try timed("list album group albumartist"))
+        samples.playlistinfo += try timed("playlistinfo")
+        samples.list += try timed("list album group albumartist")
     }
 
     // MARK: Music

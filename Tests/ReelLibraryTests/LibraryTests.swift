@@ -13,6 +13,31 @@ final class LibraryTests: TempDirTestCase {
         _ = try Library(path: path)   // reopening migrates nothing and fails nothing
     }
 
+    func testTheRevisionMovesWithTheCatalogueNotWithPlayback() throws {
+        let lib = try Library(path: path)
+        var seen = lib.revision
+        func moved() -> Bool { defer { seen = lib.revision }; return lib.revision != seen }
+        let a = try lib.add(ProbedItem(localPath: "/music/a.ogg")).id
+        XCTAssertTrue(moved(), "a new item")
+        _ = try lib.addAll([ProbedItem(localPath: "/music/b.ogg"), ProbedItem(localPath: "/music/c.ogg")])
+        XCTAssertTrue(moved(), "a batch of new items")
+        _ = try lib.addAll([ProbedItem(localPath: "/music/b.ogg")])
+        XCTAssertFalse(moved(), "an import of what is there already")
+        try lib.setPosition(5_000_000, for: a)
+        try lib.markFinished(a)
+        _ = try lib.forgetPosition(a)
+        XCTAssertFalse(moved(), "positions and play counts")
+        try lib.learn(TrackMetadata(title: "A", albumArtists: ["Band"]), for: a)
+        XCTAssertTrue(moved(), "tags learnt in playback")
+        try lib.learn(TrackMetadata(title: "A", albumArtists: ["Band"]), for: a)
+        XCTAssertFalse(moved(), "the same tags again")
+        _ = try lib.remove(id: a)
+        XCTAssertTrue(moved(), "a removal")
+        // Another connection (the writer thread's, another process's) moves it for this one too.
+        try Library(path: path).add(ProbedItem(localPath: "/music/d.ogg"))
+        XCTAssertTrue(moved(), "an item added by another connection")
+    }
+
     func testAddingIsIdempotentAndFillsBlanks() throws {
         let lib = try Library(path: path)
         let a = try lib.add(ProbedItem(localPath: "/music/a.ogg"))
