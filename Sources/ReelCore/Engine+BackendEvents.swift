@@ -193,6 +193,7 @@ extension Engine {
         merged.date = tags.date ?? old.date
         merged.length = tags.length ?? old.length
         merged.artURL = tags.artURL ?? old.artURL
+        if !tags.chapters.isEmpty { merged.chapters = tags.chapters }
         guard merged != old else { return [] }
         // The entries of one file then share the box their tags came in.
         queue.update(id) { $0.metadata = merged == tags ? tags : merged }
@@ -226,6 +227,7 @@ extension Engine {
         var kept = restored
         kept.replayGain = settings.replayGain
         kept.video = settings.video
+        kept.chapterKeys = settings.chapterKeys
         settings = kept
         if settings.shuffle && !queue.isShuffled { queue.setShuffle(true, rng: &rng) }
         if !settings.shuffle && queue.isShuffled { queue.setShuffle(false, rng: &rng) }

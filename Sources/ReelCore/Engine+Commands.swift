@@ -83,8 +83,14 @@ extension Engine {
             guard on != settings.video else { return .success([]) }
             settings.video = on
             return .success([.backend(.setVideo(on))])
-        case .setTags(let id, let metadata):
+        case .setChapterKeys(let keys):
+            settings.chapterKeys = keys
+            return .success([])
+        case .goToChapter(let move):
+            return goToChapter(move, now: now)
+        case .setTags(let id, var metadata):
             guard let entry = queue[id] else { return .failure(.noSuchTrack(id)) }
+            metadata.chapters = entry.metadata.chapters   // not a tag: what the file or its feed says
             guard entry.metadata != metadata else { return .success([]) }
             queue.update(id) { $0.metadata = metadata }
             return .success([.announce(.trackMetadataChanged(id))])
@@ -167,6 +173,7 @@ extension Engine {
     }
 
     mutating func next(now: MonotonicTime) -> [Effect] {
+        if let chapter = nextChapter(now: now) { return chapter }
         guard let current = queue.currentID,
               let target = queue.entry(after: current, wrap: settings.loop == .playlist) else { return [] }
         let played = state.token?.entry == current
@@ -182,6 +189,7 @@ extension Engine {
 
     mutating func previous(now: MonotonicTime) -> [Effect] {
         guard let current = queue.currentID else { return [] }
+        if let chapter = previousChapter(now: now) { return chapter }
         let loaded = state.token != nil
         let first = queue.current?.range?.start ?? 0
         if loaded, tracker.position(at: now) > first + Engine.restartThreshold {

@@ -57,6 +57,7 @@ public struct Engine: Sendable {
     // MARK: Inputs
 
     public mutating func handle(_ command: Command, now: MonotonicTime) -> Result<[Effect], CommandError> {
+        defer { followChapter(now: now) }
         var effects: [Effect] = []
         if incoming != nil, command.concernsTheCurrentEntry {
             // The user acts on what they hear: the queued entry has started, its audio is next.
@@ -67,13 +68,15 @@ public struct Engine: Sendable {
     }
 
     public mutating func handle(_ event: BackendEvent, now: MonotonicTime) -> [Effect] {
-        apply(event, now: now) + syncQueuedNext()
+        defer { followChapter(now: now) }
+        return apply(event, now: now) + syncQueuedNext()
     }
 
     /// When the engine wants a `tick`: the moment the queued entry becomes
-    /// audible, or the moment the current one is predicted to be heard.
+    /// audible, the moment the current one is predicted to be heard, or the
+    /// moment its next chapter is.
     public var deadline: MonotonicTime? {
-        [incoming?.audibleAt, tracker.predictedStart].compactMap { $0 }.min()
+        [incoming?.audibleAt, tracker.predictedStart, nextChapterHeardAt].compactMap { $0 }.min()
     }
 
     /// Time has passed; acts on a deadline that is due.
@@ -81,6 +84,7 @@ public struct Engine: Sendable {
         var effects: [Effect] = []
         if tracker.startIfDue(now: now) { effects += seekedIfDeparted(now: now) }
         if let due = incoming?.audibleAt, now >= due { effects += completeSwitch(now: now, cutTail: false) + syncQueuedNext() }
+        followChapter(now: now)
         return effects
     }
 
@@ -126,7 +130,8 @@ public struct Engine: Sendable {
             lastError: outputProblem ?? lastError,
             replayGain: settings.replayGain,
             video: settings.video,
-            activity: activity)
+            activity: activity,
+            chapter: state.load?.chapter)
     }
 }
 
@@ -148,7 +153,7 @@ extension Command {
     /// entry which has started in the backend must first become current.
     var concernsTheCurrentEntry: Bool {
         switch self {
-        case .setVolume, .setLoop, .setShuffle, .setRate, .setReplayGain, .setVideo, .add(_, _, _, false): false
+        case .setVolume, .setLoop, .setShuffle, .setRate, .setReplayGain, .setVideo, .setChapterKeys, .add(_, _, _, false): false
         default: true
         }
     }

@@ -53,11 +53,14 @@ public enum Command: Equatable, Sendable {
     case setStopAfter(StopAfter)
     case setConsume(Bool)
     case setReplayGain(ReplayGain)
+    case setChapterKeys(ChapterKeys)
     /// Shows the video in a window, or hides it while the sound goes on.
     case setVideo(Bool)
     /// Replaces a queued entry's tags, for as long as it is queued (MPD `addtagid`, `cleartagid`):
     /// not stored in the library, and replaced by what its stream says next.
     case setTags(EntryID, TrackMetadata)
+    /// Moves to a chapter of the entry that plays.
+    case goToChapter(ChapterMove)
     /// Plays only part of a queued entry from now on (MPD `rangeid`); nil plays all of it.
     /// Refused for the entry the backend plays; a range past the file's end is cut to it.
     case setRange(EntryID, PlayRange?)

@@ -76,6 +76,8 @@ public struct CurrentLoad: Equatable, Sendable {
     var switchedFrom: LoadToken?
     /// A seek asked for while it was still opening: sent once it has started.
     var seekAfterStart: MediaTime?
+    /// The index of the chapter heard, as of the end of the last step.
+    public internal(set) var chapter: Int?
 
     public init(token: LoadToken, seekable: Bool = false) {
         self.token = token

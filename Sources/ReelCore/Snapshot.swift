@@ -22,6 +22,8 @@ public struct Snapshot: Equatable, Sendable {
     public var video: Bool
     /// What playback waits for, when it waits: "connecting to HOST", "buffering".
     public var activity: String?
+    /// The index of the chapter heard in the current entry's `metadata.chapters`.
+    public var chapter: Int?
 
 }
 
@@ -40,5 +42,7 @@ public struct Settings: Equatable, Sendable {
     public var replayGain = ReplayGain.off
     /// Set at start-up from the configuration, not stored with the queue.
     public var video = false
+    /// Set at start-up from the configuration, not stored with the queue.
+    public var chapterKeys = ChapterKeys.auto
     public init() {}
 }

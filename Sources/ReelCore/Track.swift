@@ -30,6 +30,7 @@ public struct TrackMetadata: Equatable, Sendable {
         var artURL: String?
         var streamTitle: String?
         var station: String?
+        var chapters: [Chapter] = []
     }
 
     private final class Box: Sendable {
@@ -66,12 +67,15 @@ public struct TrackMetadata: Equatable, Sendable {
     public var streamTitle: String? { get { self[\.streamTitle] } set { self[\.streamTitle] = newValue } }
     /// A live stream's station name (icy-name).
     public var station: String? { get { self[\.station] } set { self[\.station] = newValue } }
+    /// The file's chapters, or its feed's, in order of start (see `Chapter.normalized`).
+    public var chapters: [Chapter] { get { self[\.chapters] } set { self[\.chapters] = newValue } }
 
     public init(title: String? = nil, artists: [String] = [], albumArtists: [String] = [], album: String? = nil,
                 genres: [String] = [], trackNumber: Int? = nil, disc: Int? = nil, date: String? = nil,
-                length: MediaTime? = nil, artURL: String? = nil) {
+                length: MediaTime? = nil, artURL: String? = nil, chapters: [Chapter] = []) {
         let fields = Fields(title: title, artists: artists, albumArtists: albumArtists, album: album, genres: genres,
-                            trackNumber: trackNumber, disc: disc, date: date, length: length, artURL: artURL)
+                            trackNumber: trackNumber, disc: disc, date: date, length: length, artURL: artURL,
+                            chapters: chapters)
         box = fields == Fields() ? Box.empty : Box(fields)
     }
 

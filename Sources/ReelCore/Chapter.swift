@@ -1,0 +1,35 @@
+/// A chapter of a file: where it starts, in the file's own time, and its title.
+public struct Chapter: Equatable, Sendable {
+    public var start: MediaTime
+    public var title: String
+
+    public init(start: MediaTime, title: String) {
+        self.start = start
+        self.title = title
+    }
+
+    /// The chapters as a list to play by: in order of start, one a start, none before 0. Titles
+    /// are trimmed; an untitled chapter is called by its number, as players show it.
+    public static func normalized(_ chapters: [Chapter]) -> [Chapter] {
+        var seen = Set<MediaTime>()
+        return chapters.map { Chapter(start: max($0.start, 0), title: $0.title.trimmed()) }
+            .sorted { $0.start < $1.start }
+            .filter { seen.insert($0.start).inserted }
+            .enumerated().map { n, chapter in
+                chapter.title.isEmpty ? Chapter(start: chapter.start, title: "Chapter \(n + 1)") : chapter
+            }
+    }
+}
+
+extension [Chapter] {
+    /// The index of the chapter that holds `position`: the last to start at or before it.
+    /// Before the first chapter's start (a file whose first chapter starts late) there is none.
+    public func index(at position: MediaTime) -> Int? {
+        var low = 0, high = count
+        while low < high {
+            let mid = (low + high) / 2
+            if self[mid].start <= position { low = mid + 1 } else { high = mid }
+        }
+        return low == 0 ? nil : low - 1
+    }
+}
