@@ -18,6 +18,9 @@ public enum CLICommand: Equatable, Sendable {
     case replayGain(String?)
     /// nil: print whether video is shown.
     case video(Bool?)
+    case chapters(json: Bool)
+    /// "next", "previous" or a chapter's number from 1, as GoToChapter takes it.
+    case chapter(String)
     case libAdd([String])
     case libList(query: String, json: Bool, limit: Int)
     case libInfo(Int64, json: Bool)
@@ -146,6 +149,15 @@ public enum Arguments {
             if operands.isEmpty { command = .video(nil); break }
             guard let on = onOff(try one()) else { throw UsageError("video takes on or off") }
             command = .video(on)
+        case "chapters":
+            guard operands.allSatisfy({ $0 == "--json" }) else { throw UsageError("chapters takes only --json") }
+            command = .chapters(json: !operands.isEmpty)
+        case "chapter":
+            let which = try one().lowercased()
+            guard ["next", "prev", "previous"].contains(which) || (Int(which).map { $0 >= 1 } ?? false) else {
+                throw UsageError("chapter takes next, prev or a chapter's number from 1")
+            }
+            command = .chapter(which == "prev" ? "previous" : which)
         case "lib": command = try parseLibrary(operands)
         case "playlist":
             switch (operands.first.flatMap { CommandSpec.named($0, in: spec.subcommands)?.name }, operands.count) {

@@ -69,6 +69,8 @@ public final class Client {
         case .replayGain(nil): write(try get("ReplayGain", on: Client.reel).string ?? "?")
         case .video(let on?): try set("Video", .boolean(on), on: Client.reel)
         case .video(nil): write(try get("Video", on: Client.reel).bool == true ? "on" : "off")
+        case .chapters(let json): try printChapters(json: json)
+        case .chapter(let which): _ = try call(Client.reel, "GoToChapter", [.string(which)])
         case .libAdd, .libList, .libInfo, .libRemove, .libPlay, .libForget, .playlistSave, .playlistLoad, .playlistList:
             try runLibrary(command)
         case .download, .cancelDownload, .cancelAllDownloads, .cacheList, .cachePath, .cacheClear, .cacheSize, .sync:
@@ -112,6 +114,26 @@ public final class Client {
             status.cacheFill = (present, fill[1].int64 ?? -1)
         }
         return status
+    }
+
+    /// The current entry's chapters, one a line: number, start, title; the one heard marked with "*".
+    private func printChapters(json: Bool) throws {
+        let chapters: [(start: Int64, title: String)] = (try get("Chapters", on: Client.reel).array ?? []).compactMap {
+            guard case .structure(let fields) = $0, fields.count == 2, let start = fields[0].int64,
+                  let title = fields[1].string else { return nil }
+            return (start, title)
+        }
+        let heard = Int(try get("Chapter", on: Client.reel).int64 ?? -1)
+        if json {
+            write(jsonLine(chapters.enumerated().map { n, chapter in
+                ["number": n + 1, "start": chapter.start, "title": chapter.title, "playing": n == heard] as [String: Any]
+            }))
+            return
+        }
+        guard !chapters.isEmpty else { throw BusError.failed("the track that plays has no chapters") }
+        for (n, chapter) in chapters.enumerated() {
+            write("\(n == heard ? "*" : " ") \(n + 1)  \(ClockText.format(chapter.start))  \(chapter.title.printable)")
+        }
     }
 
     private func printStatus(_ status: PlayerStatus, json: Bool) {

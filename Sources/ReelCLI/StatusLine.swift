@@ -30,6 +30,8 @@ public struct PlayerStatus: Equatable, Sendable {
     public var controlAddresses: [String] = []
     /// Where the sound goes when not to mpv's audio output ("snapcast:/path"); "" for mpv's own.
     public var audioOutput = ""
+    /// The chapter heard: its number from 1 and its title.
+    public var chapter: (number: Int, title: String)?
 
     public init() {}
 
@@ -52,6 +54,9 @@ public struct PlayerStatus: Equatable, Sendable {
         artists = metadata["xesam:artist"]?.stringArray ?? []
         album = metadata["xesam:album"]?.string
         url = metadata["xesam:url"]?.string
+        if let number = metadata["reel:chapterNumber"]?.int64, let title = metadata["reel:chapter"]?.string {
+            chapter = (Int(number), title)
+        }
         length = metadata["mpris:length"]?.int64
         position = player["Position"]?.int64 ?? 0
         loop = player["LoopStatus"]?.string ?? "None"
@@ -69,6 +74,7 @@ public struct PlayerStatus: Equatable, Sendable {
             if !artists.isEmpty { what += " — " + artists.joined(separator: ", ").printable }
             parts.append(what)
             parts.append(ClockText.format(position) + "/" + (length.map(ClockText.format) ?? "?"))
+            if let chapter { parts.append("[chapter \(chapter.number): \(chapter.title.printable)]") }
             if !activity.isEmpty { parts.append("[\(activity)…]") }
             if let fill = cacheFill, fill.length > 0, fill.present < fill.length {
                 parts.append("[cached \(fill.present * 100 / fill.length) %]")
@@ -91,6 +97,7 @@ public struct PlayerStatus: Equatable, Sendable {
         object["url"] = url
         object["trackid"] = trackID
         object["length"] = length
+        object["chapter"] = chapter.map { ["number": $0.number, "title": $0.title] as [String: Any] }
         object["lastError"] = lastError.isEmpty ? nil : lastError
         object["libraryError"] = libraryError.isEmpty ? nil : libraryError
         object["activity"] = activity.isEmpty ? nil : activity

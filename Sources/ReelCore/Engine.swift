@@ -131,7 +131,8 @@ public struct Engine: Sendable {
             replayGain: settings.replayGain,
             video: settings.video,
             activity: activity,
-            chapter: state.load?.chapter)
+            chapter: state.load?.chapter,
+            chapterKeys: settings.chapterKeys)
     }
 }
 

@@ -24,6 +24,7 @@ public struct Snapshot: Equatable, Sendable {
     public var activity: String?
     /// The index of the chapter heard in the current entry's `metadata.chapters`.
     public var chapter: Int?
+    public var chapterKeys: ChapterKeys
 
 }
 

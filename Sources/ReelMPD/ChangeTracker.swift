@@ -35,7 +35,7 @@ struct ChangeTracker {
         }
         // The current entry's id and tags, not all of it: its resume point moves every second.
         if now.status != last.status || now.current?.id != last.current?.id || now.current?.metadata != last.current?.metadata
-            || now.lastError != last.lastError
+            || now.lastError != last.lastError || now.chapter != last.chapter
             || announcements.contains(where: { if case .seeked = $0 { true } else { false } }) {
             changed.insert(.player)
         }

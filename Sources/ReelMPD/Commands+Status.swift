@@ -10,6 +10,13 @@ extension MPDCommands {
             let queue = mpd.queue
             if let current = queue.currentID, let position = queue.index(of: current) {
                 mpd.addQueueSongs([position], tags: client.tags, to: &reply)
+                // The chapter heard, as `Name` (which MPD gives a stream's name, and clients show
+                // before the title: mpc's "Interview: Host - Episode 1"); a station keeps its own.
+                let snapshot = mpd.session.snapshot, entry = queue.entries[position]
+                if let chapter = snapshot.chapter, entry.metadata.station == nil, client.tags.contains(Tag.name.bit),
+                   entry.metadata.chapters.indices.contains(chapter) {
+                    reply.add("Name", entry.metadata.chapters[chapter].title)
+                }
             }
             return reply
         },

@@ -127,6 +127,7 @@ public final class MPRISService {
         case (MPRIS.reel, "QueuePage"):
             return queuePage(offset: Int(args[0].int64!), limit: Int(args[1].int64!))
         case (MPRIS.reel, "Clear"): try run(.clear)
+        case (MPRIS.reel, "GoToChapter"): try run(.goToChapter(try Self.chapterMove(args[0].string!)))
         case (MPRIS.reel, "Download"), (MPRIS.reel, "CancelDownload"), (MPRIS.reel, "CancelAllDownloads"),
              (MPRIS.reel, "FailedDownloads"), (MPRIS.reel, "CacheList"), (MPRIS.reel, "CachePath"),
              (MPRIS.reel, "CacheClear"), (MPRIS.reel, "CacheSize"), (MPRIS.reel, "Sync"):
@@ -199,6 +200,11 @@ public final class MPRISService {
             }
             try run(.setReplayGain(mode))
         case "Video": try run(.setVideo(value.bool!))
+        case "ChapterKeys":
+            guard let keys = ChapterKeys(rawValue: value.string!) else {
+                throw BusError.invalidArgs("ChapterKeys must be auto or never, not \"\(value.string!)\"")
+            }
+            try run(.setChapterKeys(keys))
         default: throw BusError.propertyReadOnly("\(interface).\(name) cannot be set")
         }
     }
@@ -281,7 +287,7 @@ public final class MPRISService {
         // What the map is made of, not the whole entry (its stored position changes every second),
         // and not the map itself: making two maps each loop turn cost more than the MPD request it served.
         if published.current?.id != now.current?.id || published.current?.uri != now.current?.uri
-            || published.current?.metadata != now.current?.metadata, let value = try? read(MPRIS.player, "Metadata") {
+            || published.current?.metadata != now.current?.metadata || published.chapter != now.chapter, let value = try? read(MPRIS.player, "Metadata") {
             changed.append(("Metadata", value))
         }
         check("Volume", \.volume)
@@ -303,6 +309,11 @@ public final class MPRISService {
         if published.replayGain != now.replayGain { reelChanged.append(("ReplayGain", .string(now.replayGain.rawValue))) }
         if published.video != now.video { reelChanged.append(("Video", .boolean(now.video))) }
         if published.activity != now.activity { reelChanged.append(("Activity", .string(now.activity ?? ""))) }
+        if published.current?.metadata.chapters != now.current?.metadata.chapters {
+            reelChanged.append(("Chapters", PropertyValues.chapters(now)))
+        }
+        if published.chapter != now.chapter { reelChanged.append(("Chapter", .int32(Int32(clamping: now.chapter ?? -1)))) }
+        if published.chapterKeys != now.chapterKeys { reelChanged.append(("ChapterKeys", .string(now.chapterKeys.rawValue))) }
         let libraryError = host.libraryError
         if libraryError != publishedLibraryError {
             reelChanged.append(("LibraryError", .string(libraryError ?? "")))
@@ -341,6 +352,19 @@ public final class MPRISService {
     func emitTrackListReplaced(_ queue: Queue) {
         emit(MPRIS.trackList, "TrackListReplaced", [.objectPaths(TrackWindow.ids(queue).map(TrackID.path)),
                                                     .objectPath(queue.currentID.map(TrackID.path) ?? MPRIS.noTrack)])
+    }
+
+    /// GoToChapter's argument: next, previous, or a chapter's number from 1.
+    static func chapterMove(_ text: String) throws -> ChapterMove {
+        switch text {
+        case "next": return .next
+        case "previous", "prev": return .previous
+        default:
+            guard let n = Int(text), n >= 1 else {
+                throw BusError.invalidArgs("a chapter is next, previous or a number from 1, not \"\(text.prefix(40))\"")
+            }
+            return .number(n)
+        }
     }
 
     /// A page of the queue in track-list order, with each entry's Metadata.

@@ -3,8 +3,24 @@ import ReelDBus
 
 /// MPRIS metadata maps (`a{sv}`) for queue entries.
 public enum MetadataMap {
+    /// The Player's Metadata: the entry's, with the chapter heard (`reel:chapter`, its title;
+    /// `reel:chapterNumber`, from 1). xesam:title stays the entry's.
+    public static func of(_ entry: QueueEntry?, chapter: Int?) -> DBusValue {
+        guard let entry else { return of(entry) }
+        var pairs = self.pairs(entry)
+        if let chapter, entry.metadata.chapters.indices.contains(chapter) {
+            pairs.append(("reel:chapter", .string(entry.metadata.chapters[chapter].title)))
+            pairs.append(("reel:chapterNumber", .int32(Int32(clamping: chapter + 1))))
+        }
+        return .vardict(pairs)
+    }
+
     public static func of(_ entry: QueueEntry?) -> DBusValue {
         guard let entry else { return .vardict([("mpris:trackid", .objectPath(MPRIS.noTrack))]) }
+        return .vardict(pairs(entry))
+    }
+
+    private static func pairs(_ entry: QueueEntry) -> [(String, DBusValue)] {
         var m = entry.metadata
         if let streamTitle = m.streamTitle {
             // ICY titles are "Artist - Title" by convention; a stream's own artist tag wins.
@@ -29,6 +45,6 @@ public enum MetadataMap {
         if let track = m.trackNumber, let n = Int32(exactly: track) { pairs.append(("xesam:trackNumber", .int32(n))) }
         if let disc = m.disc, let n = Int32(exactly: disc) { pairs.append(("xesam:discNumber", .int32(n))) }
         if let art = m.artURL { pairs.append(("mpris:artUrl", .string(art))) }
-        return .vardict(pairs)
+        return pairs
     }
 }

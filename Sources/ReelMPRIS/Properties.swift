@@ -11,6 +11,11 @@ enum PropertyValues {
         "video/mpeg", "video/x-flv", "video/3gpp",
     ]
 
+    /// The current entry's chapters, as (start in µs, title).
+    static func chapters(_ s: Snapshot) -> DBusValue {
+        .array(elementSignature: "(xs)", (s.current?.metadata.chapters ?? []).map { .structure([.int64($0.start), .string($0.title)]) })
+    }
+
     static func value(_ interface: String, _ name: String, host: any Session, version: String) -> DBusValue? {
         let s = host.snapshot
         return switch (interface, name) {
@@ -25,7 +30,7 @@ enum PropertyValues {
         case (MPRIS.player, "LoopStatus"): .string(s.loop.rawValue)
         case (MPRIS.player, "Rate"): .double(s.rate)
         case (MPRIS.player, "Shuffle"): .boolean(s.shuffle)
-        case (MPRIS.player, "Metadata"): MetadataMap.of(s.current)
+        case (MPRIS.player, "Metadata"): MetadataMap.of(s.current, chapter: s.chapter)
         case (MPRIS.player, "Volume"): .double(s.volume)
         case (MPRIS.player, "Position"): .int64(host.position())
         case (MPRIS.player, "MinimumRate"): .double(Engine.minimumRate)
@@ -44,6 +49,9 @@ enum PropertyValues {
         case (MPRIS.reel, "AudioOutput"): .string(host.audioOutput)
         case (MPRIS.reel, "ReplayGain"): .string(s.replayGain.rawValue)
         case (MPRIS.reel, "Video"): .boolean(s.video)
+        case (MPRIS.reel, "Chapters"): chapters(s)
+        case (MPRIS.reel, "Chapter"): .int32(Int32(clamping: s.chapter ?? -1))
+        case (MPRIS.reel, "ChapterKeys"): .string(s.chapterKeys.rawValue)
         case (MPRIS.reel, "Activity"): .string(s.activity ?? "")
         case (MPRIS.reel, "LibraryError"): .string(host.libraryError ?? "")
         default: nil

@@ -602,11 +602,24 @@ public final class MPVBackend {
         if mpv_get_property(handle, "duration", MPV_FORMAT_DOUBLE, &duration) >= 0 {
             metadata.length = .fromSeconds(duration)
         }
+        metadata.chapters = chapters()
         var node = mpv_node()
         guard mpv_get_property(handle, "metadata", MPV_FORMAT_NODE, &node) >= 0 else { return metadata }
         defer { mpv_free_node_contents(&node) }
         ContainerTags(MPVNode.map(node).compactMapValues(MPVNode.string)).apply(to: &metadata)
         return metadata
+    }
+
+    /// The open file's chapters (MP4/M4B, ID3 CHAP, Ogg and FLAC CHAPTERxxx comments, Matroska), as mpv reads them.
+    private func chapters() -> [Chapter] {
+        var node = mpv_node()
+        guard mpv_get_property(handle, "chapter-list", MPV_FORMAT_NODE, &node) >= 0 else { return [] }
+        defer { mpv_free_node_contents(&node) }
+        return Chapter.normalized(MPVNode.array(node).compactMap { item in
+            let fields = MPVNode.map(item)
+            guard let start = fields["time"].flatMap(MPVNode.double).flatMap(MediaTime.fromSeconds) else { return nil }
+            return Chapter(start: start, title: fields["title"].flatMap(MPVNode.string) ?? "")
+        })
     }
 
     /// Whether the open file has an attached picture (mpv lists it as an albumart track).

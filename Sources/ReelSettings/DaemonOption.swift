@@ -89,6 +89,11 @@ public struct DaemonOption: Sendable {
             guard !v.isEmpty else { return "needs a NAME" }
             o.videoOutput = v; return nil
         },
+        DaemonOption("chapter-keys", .value("auto|never"), default: "auto",
+                     "Next and Previous move by chapter inside long tracks with chapters (auto), or never.") { o, v in
+            guard let keys = ChapterKeys(rawValue: v.lowercased()) else { return "needs auto or never" }
+            o.chapterKeys = keys; return nil
+        },
         DaemonOption("replaygain", .value("off|track|album"), default: "off",
                      "Level files by their ReplayGain tags: off, by track or by album.") { o, v in
             guard let mode = ReplayGain(rawValue: v.lowercased()) else { return "needs off, track or album" }

@@ -9,6 +9,7 @@ public struct DaemonOptions: Equatable, Sendable {
     public var startPaused = false
     public var video = false
     public var replayGain = ReplayGain.off
+    public var chapterKeys = ChapterKeys.auto
     public var networkTimeout = 15
     /// Which entries start where they were left.
     public var resume = ResumeMode.auto

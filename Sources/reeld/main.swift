@@ -103,7 +103,8 @@ let library = LibraryBridge(path: Library.defaultPath(environment: environment),
 if let problem = library.openError { log("\(problem); playing without a library") }
 let daemon = Daemon(connection: connection, backend: backend, cache: cache, introspectionXML: xml,
                     cacheDir: URL(fileURLWithPath: cacheHome).appendingPathComponent("reel"), library: library, tasks: tasks,
-                    settings: [.setReplayGain(options.replayGain), .setVideo(options.video)], resume: options.resumePolicy)
+                    settings: [.setReplayGain(options.replayGain), .setVideo(options.video),
+                               .setChapterKeys(options.chapterKeys)], resume: options.resumePolicy)
 do {
     let socketPath = RuntimeFile.path("mpd", "socket", environment: environment, instance: options.instance)
     try daemon.openMPD(socketPath: socketPath, tcp: options.mpdListen, password: options.mpdPassword,
