@@ -58,13 +58,16 @@ public struct ProbedItem: Equatable, Sendable {
     public var modified: Int64?
     /// The audio as decoded: "44100:16:2", "48000:f:2" (rate, bits or f for floats, channels).
     public var format: String?
+    /// The file's chapters (or its feed's), in order of start.
+    public var chapters: [Chapter] = []
 
     /// The engine's view of the tags.
     public var metadata: TrackMetadata {
         TrackMetadata(title: title, artists: artist.map { [$0] } ?? [], albumArtists: albumArtist.map { [$0] } ?? [],
                       album: album, genres: TrackMetadata.genres(fromTag: genre), trackNumber: track, disc: disc, date: date,
                       length: duration,
-                      artURL: cover.map { $0.hasPrefix("/") ? URL(fileURLWithPath: $0).absoluteString : $0 })
+                      artURL: cover.map { $0.hasPrefix("/") ? URL(fileURLWithPath: $0).absoluteString : $0 },
+                      chapters: chapters)
     }
 
     public init(title: String? = nil, artist: String? = nil, album: String? = nil, duration: MediaTime? = nil,

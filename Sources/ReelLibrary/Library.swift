@@ -157,12 +157,12 @@ public final class Library {
         // Most imports are new items: try the insert first, look up only on a clash.
         try db.query("""
             INSERT OR IGNORE INTO items (title, artist, album, duration_us, cover, local_path, remote_url, added_at, genre,
-                                         from_feed, album_artist, track, disc, date, modified, format)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                         from_feed, album_artist, track, disc, date, modified, format, chapters)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, [text(p.title), text(p.artist), text(p.album), p.duration.map(SQLValue.int) ?? .null, text(p.cover),
                   text(p.localPath), text(p.remoteURL), .int(Library.now()), text(p.genre), .int(p.fromFeed ? 1 : 0),
                   text(p.albumArtist), number(p.track), number(p.disc), text(p.date), p.modified.map(SQLValue.int) ?? .null,
-                  text(p.format)])
+                  text(p.format), text(ChapterColumn.encode(p.chapters))])
         if db.changes == 1 { return (db.lastInsertID, true) }
         let byPath = try p.localPath.flatMap {
             try db.query("SELECT id FROM items WHERE local_path = ?", [.text($0)]).first?.first?.int
@@ -177,12 +177,13 @@ public final class Library {
                     local_path = coalesce(local_path, ?), remote_url = coalesce(remote_url, ?), genre = coalesce(genre, ?),
                     from_feed = max(from_feed, ?), album_artist = coalesce(album_artist, ?), track = coalesce(track, ?),
                     disc = coalesce(disc, ?), date = coalesce(date, ?), modified = coalesce(?, modified),
-                    format = coalesce(format, ?)
+                    format = coalesce(format, ?), chapters = coalesce(chapters, ?)
                 WHERE id = ?
                 """, [text(p.title), text(p.artist), text(p.album), p.duration.map(SQLValue.int) ?? .null,
                       text(p.cover), text(p.localPath), text(p.remoteURL), text(p.genre), .int(p.fromFeed ? 1 : 0),
                       text(p.albumArtist), number(p.track), number(p.disc), text(p.date),
-                      p.modified.map(SQLValue.int) ?? .null, text(p.format), .int(existing)])
+                      p.modified.map(SQLValue.int) ?? .null, text(p.format), text(ChapterColumn.encode(p.chapters)),
+                      .int(existing)])
             return (existing, false)
         }
         throw SQLiteError(code: 19, message: "cannot add \(p.localPath ?? p.remoteURL ?? "an item without a path or URL")")
@@ -190,18 +191,19 @@ public final class Library {
 
 
     /// Fills blanks from what playback found: tags, length. The cover found last replaces the stored
-    /// one, which may be gone (a deleted cover.png).
+    /// one, which may be gone (a deleted cover.png); so do chapters, which mpv times as it plays them.
     public func learn(_ m: TrackMetadata, for id: Int64) throws {
         let cover = m.artURL.map { URL(string: $0)?.isFileURL == true ? URL(string: $0)!.path : $0 }
         try db.query("""
             UPDATE items SET title = coalesce(title, ?), artist = coalesce(artist, ?), album = coalesce(album, ?),
                 duration_us = coalesce(duration_us, ?), cover = coalesce(?, cover), genre = coalesce(genre, ?),
                 album_artist = coalesce(album_artist, ?), track = coalesce(track, ?), disc = coalesce(disc, ?),
-                date = coalesce(date, ?)
+                date = coalesce(date, ?), chapters = coalesce(?, chapters)
             WHERE id = ?
             """, [text(m.title), text(m.artists.first), text(m.album), m.length.map(SQLValue.int) ?? .null,
                   text(cover), text(m.genres.isEmpty ? nil : m.genres.joined(separator: ";")),
-                  text(m.albumArtists.first), number(m.trackNumber), number(m.disc), text(m.date), .int(id)])
+                  text(m.albumArtists.first), number(m.trackNumber), number(m.disc), text(m.date),
+                  text(ChapterColumn.encode(m.chapters)), .int(id)])
     }
 
     /// Items matching a full-text query over title, artist and album (every

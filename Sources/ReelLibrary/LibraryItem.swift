@@ -4,18 +4,18 @@ import ReelCore
 extension LibraryItem {
     static let columns = """
         id, title, artist, album, duration_us, cover, local_path, remote_url, position_us, finished, play_count, \
-        last_played, added_at, genre, from_feed, album_artist, track, disc, date, modified, format
+        last_played, added_at, genre, from_feed, album_artist, track, disc, date, modified, format, chapters
         """
 
     init(row: [SQLValue]) {
-        self.init(id: row[0].int ?? 0,
-                  info: ProbedItem(title: row[1].text, artist: row[2].text, album: row[3].text, duration: row[4].int,
-                                   cover: row[5].text, localPath: row[6].text, remoteURL: row[7].text, genre: row[13].text,
-                                   fromFeed: row[14].int == 1, albumArtist: row[15].text, track: row[16].int.map(Int.init),
-                                   disc: row[17].int.map(Int.init), date: row[18].text, modified: row[19].int,
-                                   format: row[20].text),
-                  position: row[8].int ?? 0, finished: row[9].int == 1, playCount: Int(row[10].int ?? 0),
-                  lastPlayed: row[11].int, addedAt: row[12].int ?? 0)
+        var info = ProbedItem(title: row[1].text, artist: row[2].text, album: row[3].text, duration: row[4].int,
+                              cover: row[5].text, localPath: row[6].text, remoteURL: row[7].text, genre: row[13].text,
+                              fromFeed: row[14].int == 1, albumArtist: row[15].text, track: row[16].int.map(Int.init),
+                              disc: row[17].int.map(Int.init), date: row[18].text, modified: row[19].int,
+                              format: row[20].text)
+        info.chapters = ChapterColumn.decode(row[21].text)
+        self.init(id: row[0].int ?? 0, info: info, position: row[8].int ?? 0, finished: row[9].int == 1,
+                  playCount: Int(row[10].int ?? 0), lastPlayed: row[11].int, addedAt: row[12].int ?? 0)
     }
 }
 
@@ -35,6 +35,7 @@ extension ProbedItem {
                                        fromFeed: first.fromFeed || item.fromFeed, albumArtist: first.albumArtist ?? item.albumArtist,
                                        track: first.track ?? item.track, disc: first.disc ?? item.disc, date: first.date ?? item.date,
                                        modified: first.modified ?? item.modified, format: first.format ?? item.format)
+                result[i].chapters = first.chapters.isEmpty ? item.chapters : first.chapters
                 for key in keys { slot[key] = i }
             } else {
                 for key in keys { slot[key] = result.count }

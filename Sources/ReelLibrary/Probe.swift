@@ -51,8 +51,8 @@ public enum Probe {
         let result: Subprocess.Result
         do {
             result = try Subprocess.run("/usr/bin/ffprobe", ["-v", "error"] + options
-                                        + ["-print_format", "json", "-show_entries",
-                                           "format=duration:format_tags:stream=codec_type,sample_rate,channels,"
+                                        + ["-print_format", "json", "-show_chapters", "-show_entries",
+                                           "format=duration,start_time:format_tags:stream=codec_type,sample_rate,channels,"
                                            + "sample_fmt,bits_per_raw_sample:stream_tags", input],
                                         timeout: timeout)
         } catch {
@@ -77,6 +77,12 @@ public enum Probe {
                               duration: seconds.flatMap(MediaTime.fromSeconds), genre: tags.genre)
         (item.albumArtist, item.track, item.disc, item.date) = (tags.albumArtist, tags.trackNumber, tags.disc, tags.date)
         item.format = streams.first { $0.codec_type == "audio" }.flatMap(Self.format)
+        // mpv times chapters from the file's first timestamp (an MP3's encoder delay, 25 ms): so must the library.
+        let origin = format.start_time.flatMap(Double.init).map { max($0, 0) } ?? 0
+        item.chapters = Chapter.normalized((json.chapters ?? []).compactMap { chapter in
+            guard let start = chapter.start_time.flatMap(Double.init).flatMap({ MediaTime.fromSeconds($0 - origin) }) else { return nil }
+            return Chapter(start: start, title: chapter.tags?.values["title"] ?? "")
+        })
         return item
     }
 
@@ -102,6 +108,7 @@ public enum Probe {
 private struct ProbeOutput: Decodable {
     struct Format: Decodable {
         var duration: String?
+        var start_time: String?
         var tags: Tags?
     }
     struct Stream: Decodable {
@@ -128,6 +135,11 @@ private struct ProbeOutput: Decodable {
         init(stringValue: String) { self.stringValue = stringValue }
         init?(intValue: Int) { nil }
     }
+    struct Chapter: Decodable {
+        var start_time: String?
+        var tags: Tags?
+    }
     var format: Format?
     var streams: [Stream]?
+    var chapters: [Chapter]?
 }

@@ -121,6 +121,11 @@ enum Schema {
             UPDATE catalogue SET version = version + 1;
         END;
         """,
+        // 7: chapters (ChapterColumn), from ffprobe at import and from playback, so that the queue
+        // shows them before an entry plays.
+        """
+        ALTER TABLE items ADD COLUMN chapters TEXT;
+        """,
     ]
 
     static var version: Int64 { Int64(migrations.count) }

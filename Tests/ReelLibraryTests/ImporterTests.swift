@@ -1,4 +1,6 @@
 import Foundation
+import ReelCore
+import ReelHarness
 import XCTest
 @testable import ReelLibrary
 
@@ -95,5 +97,43 @@ final class ImporterTests: TempDirTestCase {
         XCTAssertEqual(item.format, "44100:f:1", "Vorbis decodes to floats")
         let mtime = try XCTUnwrap(try FileManager.default.attributesOfItem(atPath: file.path)[.modificationDate] as? Date)
         XCTAssertEqual(item.modified, Int64(mtime.timeIntervalSince1970))
+    }
+
+    func testChaptersAreImportedOnTheTimelineMPVPlaysThemOn() throws {
+        // FLAC's CHAPTERxxx comments; and an MP3's ID3 CHAP frames, which mpv times from the first
+        // audio (after the encoder's 25 ms delay).
+        let meta = dir.appendingPathComponent("chapters.ffmeta")
+        try Data(";FFMETADATA1\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=0\nEND=1000\ntitle=One\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=1000\nEND=2000\ntitle=Two\tparts\n".utf8)
+            .write(to: meta)
+        let path = dir.appendingPathComponent("lib.sqlite3").path
+        let comments = ["-metadata", "CHAPTER001=00:00:00.000", "-metadata", "CHAPTER001NAME=One",
+                        "-metadata", "CHAPTER002=00:00:01.000", "-metadata", "CHAPTER002NAME=Two\tparts"]
+        let chapterFrames = ["-i", meta.path, "-map_metadata", "1", "-map_chapters", "1", "-c:a", "libmp3lame", "-id3v2_version", "3"]
+        for (name, recipe) in [("a.flac", comments), ("b.mp3", chapterFrames)] {
+            let file = dir.appendingPathComponent(name)
+            try Tones.ffmpeg(["-f", "lavfi", "-i", "sine=duration=2"] + recipe + [file.path])
+            XCTAssertEqual(Importer(libraryPath: path).run([file.path]) { _, _ in }.added, 1)
+        }
+        let items = try Library(path: path).search("")
+        XCTAssertEqual(items.count, 2)
+        for item in items {
+            let chapters = item.metadata.chapters
+            XCTAssertEqual(chapters.map(\.title), ["One", "Two parts"], "\(item.localPath ?? "")")
+            XCTAssertEqual(chapters.first?.start, 0)
+            let second = try XCTUnwrap(chapters.last?.start)
+            if item.localPath?.hasSuffix(".mp3") == true {
+                XCTAssertEqual(Double(second), 975_000, accuracy: 2_000, "1 s less the MP3's encoder delay")
+            } else {
+                XCTAssertEqual(second, 1_000_000)
+            }
+        }
+    }
+
+    func testTheChapterColumnKeepsWhatItIsGivenAndSkipsDamage() {
+        let chapters = [Chapter(start: 0, title: "A"), Chapter(start: 5_000_000, title: "B: the \"end\"")]
+        XCTAssertEqual(ChapterColumn.decode(ChapterColumn.encode(chapters)), chapters)
+        XCTAssertNil(ChapterColumn.encode([]))
+        XCTAssertEqual(ChapterColumn.decode("garbage\n7\tSeven\n\tno start"), [Chapter(start: 7, title: "Seven")])
+        XCTAssertEqual(ChapterColumn.decode(nil), [])
     }
 }

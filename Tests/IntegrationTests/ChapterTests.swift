@@ -1,0 +1,171 @@
+import Foundation
+import ReelHarness
+import ReelDBus
+import ReelMPRIS
+import XCTest
+
+/// Chapters as each container carries them, read by the real daemon and shown and used on
+/// MPRIS, on reel's own interface and CLI, and on the MPD protocol.
+final class ChapterTests: DaemonTestCase {
+    static let titles = ["Opening", "Middle part", "Ending"]
+
+    /// A 6 s episode of three 2 s chapters in each format's own way of carrying them: MP4 chapters
+    /// (m4b), ID3v2 CHAP frames (mp3), CHAPTERxxx comments (ogg, flac; ffmpeg writes no other kind in FLAC).
+    static let episodes: [String: URL] = {
+        let dir = Media.folder.appendingPathComponent("chapters")
+        try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let meta = dir.appendingPathComponent("chapters.ffmeta")
+        var text = ";FFMETADATA1\ntitle=Episode\nartist=Reel Test\n"
+        for (n, title) in titles.enumerated() {
+            text += "[CHAPTER]\nTIMEBASE=1/1000\nSTART=\(n * 2000)\nEND=\((n + 1) * 2000)\ntitle=\(title)\n"
+        }
+        try? Data(text.utf8).write(to: meta)
+        let comments = titles.enumerated().flatMap { n, title in
+            ["-metadata", "CHAPTER00\(n + 1)=00:00:0\(n * 2).000", "-metadata", "CHAPTER00\(n + 1)NAME=\(title)"]
+        }
+        let source = ["-f", "lavfi", "-i", "sine=frequency=440:duration=6"]
+        let recipes: [String: [String]] = [
+            "m4b": source + ["-i", meta.path, "-map_metadata", "1", "-map_chapters", "1", "-c:a", "aac", "-f", "mp4"],
+            "mp3": source + ["-i", meta.path, "-map_metadata", "1", "-map_chapters", "1", "-c:a", "libmp3lame",
+                             "-id3v2_version", "3"],
+            "ogg": source + ["-c:a", "libvorbis", "-metadata", "title=Episode"] + comments,
+            "flac": source + ["-metadata", "title=Episode"] + comments,
+        ]
+        var made: [String: URL] = [:]
+        for (format, args) in recipes {
+            let url = dir.appendingPathComponent("episode.\(format)")
+            do { try Tones.ffmpeg(args + [url.path]) } catch { fatalError("cannot make the \(format) episode: \(error)") }
+            made[format] = url
+        }
+        return made
+    }()
+
+    /// Loads `file` paused and waits until its chapters are known.
+    private func loadPaused(_ files: [URL], _ extra: [String] = []) throws {
+        _ = try startDaemon(files, ["--paused"] + extra)
+        let deadline = Date().addingTimeInterval(10)
+        while (try get("Chapters", MPRIS.reel).array ?? []).isEmpty {
+            guard Date() < deadline else { throw TestFailure("no chapters were read") }
+            _ = waitForSignal(timeout: 0.5) { $0.member == "PropertiesChanged" }
+        }
+    }
+
+    private func chapterNumber() throws -> Int64? { try metadata()["reel:chapterNumber"]?.int64 }
+
+    func testEveryContainersChaptersAreListedAndReached() throws {
+        for format in ["m4b", "mp3", "ogg", "flac"] {
+            let episode = try XCTUnwrap(Self.episodes[format])
+            try loadPaused([episode])
+            let (status, listing) = try reel("chapters")
+            XCTAssertEqual(status, 0, "\(format): \(listing)")
+            let lines = listing.split(separator: "\n").map(String.init)
+            XCTAssertEqual(lines.count, 3, "\(format): \(listing)")
+            for (n, line) in lines.enumerated() {
+                XCTAssertTrue(line.hasSuffix("  " + Self.titles[n]), "\(format): \(line)")
+                XCTAssertTrue(line.dropFirst().hasPrefix(" \(n + 1)  0:0"), "\(format): \(line)")
+            }
+            // Each starts where it was written (an MP3's less its 25 ms encoder delay, as mpv plays it).
+            let starts = try loadChapters().compactMap { value -> Int64? in
+                if case .structure(let fields) = value { fields.first?.int64 } else { nil }
+            }
+            XCTAssertEqual(starts.count, 3, format)
+            for (n, start) in starts.enumerated() {
+                XCTAssertEqual(Double(start), Double(n * 2_000_000), accuracy: 30_000, "\(format): chapter \(n + 1)")
+            }
+            XCTAssertTrue(lines[0].hasPrefix("*"), "\(format): the first chapter is heard: \(listing)")
+            XCTAssertEqual(try metadata()["reel:chapter"]?.string, "Opening", format)
+            XCTAssertEqual(try metadata()["xesam:title"]?.string, "Episode", "\(format): the title stays the episode's")
+
+            XCTAssertEqual(try reel("chapter", "3").0, 0)
+            XCTAssertTrue(seeked(to: starts[2]), "\(format): chapter 3 starts at 4 s")
+            XCTAssertEqual(try chapterNumber(), 3, format)
+            XCTAssertEqual(try get("Chapter", MPRIS.reel).int64, 2, format)
+            XCTAssertTrue(try reel("status").1.contains("[chapter 3: Ending]"), format)
+            killDaemon()
+        }
+    }
+
+    func testAChapterIsAnnouncedWhenItStartsToBeHeard() throws {
+        _ = try startDaemon([Self.episodes["m4b"]!])
+        let changed = try XCTUnwrap(waitForSignal(timeout: 10) {
+            $0.member == "PropertiesChanged" && $0.changedProperties?["Metadata"]?.dictionary?["reel:chapterNumber"]?.int64 == 2
+        }, "the second chapter was announced")
+        let heard = try position()
+        XCTAssertEqual(changed.changedProperties?["Metadata"]?.dictionary?["reel:chapter"]?.string, "Middle part")
+        XCTAssertGreaterThanOrEqual(heard, 2_000_000, "not before it is heard")
+        XCTAssertLessThan(heard, 2_300_000, "nor long after")
+    }
+
+    func testNextAndPreviousMoveByChapterInALongEntryThenByEntry() throws {
+        // Long enough to move by chapter: the resume length is 1 s here.
+        try loadPaused([Self.episodes["ogg"]!, media.tones[0]], ["--resume-min-length", "1"])
+        _ = try playerctl("next")
+        XCTAssertTrue(seeked(to: 2_000_000))
+        XCTAssertEqual(try chapterNumber(), 2)
+        _ = try playerctl("next")
+        XCTAssertTrue(seeked(to: 4_000_000))
+        XCTAssertEqual(try chapterNumber(), 3)
+        _ = try playerctl("previous")
+        XCTAssertTrue(seeked(to: 2_000_000), "within 3 s of a chapter's start: the one before")
+        XCTAssertEqual(try chapterNumber(), 2)
+        _ = try playerctl("next")
+        XCTAssertTrue(seeked(to: 4_000_000))
+        _ = try playerctl("next")
+        try waitForTitle("Tone 1")
+        XCTAssertNil(try chapterNumber(), "from the last chapter, the next entry, which has none")
+
+        try set("ChapterKeys", .string("never"), MPRIS.reel)
+        try player("Previous")
+        try waitForTitle("Episode")
+        _ = try loadChapters()
+        try player("Next")
+        try waitForTitle("Tone 1")   // never: by entry, though the episode has chapters
+    }
+
+    /// Whether a Seeked to `target` (within 50 ms) comes.
+    private func seeked(to target: Int64) -> Bool {
+        waitForSignal { $0.member == "Seeked" && abs(($0.arguments.first?.int64 ?? -1) - target) < 50_000 } != nil
+    }
+
+    /// Waits for the current entry's chapters after a load.
+    private func loadChapters() throws -> [DBusValue] {
+        let deadline = Date().addingTimeInterval(10)
+        while true {
+            let chapters = try get("Chapters", MPRIS.reel).array ?? []
+            if !chapters.isEmpty { return chapters }
+            guard Date() < deadline else { throw TestFailure("no chapters") }
+            listen(for: 0.05)
+        }
+    }
+
+    func testMPDShowsTheChapterAndIdleWakesWhenItChanges() throws {
+        try loadPaused([Self.episodes["mp3"]!])
+        let mpd = try connect(socketPath)
+        XCTAssertEqual(try mpd.pairs("currentsong")["Name"], "Opening")
+        XCTAssertEqual(try mpd.pairs("currentsong")["Title"], "Episode")
+        let idler = try connect(socketPath)
+        idler.send("idle player\n")
+        XCTAssertEqual(try reel("chapter", "next").0, 0)
+        XCTAssertEqual(idler.reply(timeout: 5)?.first, "changed: player")
+        XCTAssertEqual(try mpd.pairs("currentsong")["Name"], "Middle part")
+        _ = try mpd.command("tagtypes disable Name")
+        XCTAssertNil(try mpd.pairs("currentsong")["Name"], "a client that turned Name off does not get it")
+    }
+
+    func testBadChapterRequestsAreRefusedClearly() throws {
+        try startPlaying([media.tones[0]])
+        let (status, text) = try reel("chapter", "next")
+        XCTAssertNotEqual(status, 0)
+        XCTAssertTrue(text.contains("has no chapters"), text)
+        XCTAssertTrue(try reel("chapters").1.contains("has no chapters"))
+        assertError("org.freedesktop.DBus.Error.InvalidArgs") {
+            _ = try call(MPRIS.reel, "GoToChapter", [.string("sideways")])
+        }
+        XCTAssertNotEqual(try reel("chapter", "0").0, 0)
+        XCTAssertNotEqual(try reel("chapter", "-1").0, 0)
+        assertError("org.freedesktop.DBus.Error.InvalidArgs") {
+            try set("ChapterKeys", .string("sometimes"), MPRIS.reel)
+        }
+        XCTAssertEqual(try get("Chapter", MPRIS.reel).int64, -1)
+    }
+}
