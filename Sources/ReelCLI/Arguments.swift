@@ -1,3 +1,4 @@
+import ReelCore
 /// A parsed `reel` command line.
 public enum CLICommand: Equatable, Sendable {
     case status(json: Bool, follow: Bool)
@@ -118,7 +119,7 @@ public enum Arguments {
         case "seek":
             let text = try one()
             let sign = text.first.flatMap { "+-".contains($0) ? $0 : nil }
-            guard let micros = TimeText.parse(sign == nil ? text : String(text.dropFirst())) else {
+            guard let micros = ClockText.parse(sign == nil ? text : String(text.dropFirst())) else {
                 throw UsageError("seek: not a time: \(text) (use 30, +10, -5.5 or 1:30)")
             }
             command = .seek(relative: sign != nil, micros: sign == "-" ? -micros : micros)

@@ -60,6 +60,9 @@ public struct ProbedItem: Equatable, Sendable {
     public var format: String?
     /// The file's chapters (or its feed's), in order of start.
     public var chapters: [Chapter] = []
+    /// Where a feed's item keeps its chapters apart (Podcasting 2.0 `<podcast:chapters url=…>`):
+    /// fetched when the feed is synced; not stored.
+    public var chaptersURL: String?
 
     /// The engine's view of the tags.
     public var metadata: TrackMetadata {

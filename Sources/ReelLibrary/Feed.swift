@@ -20,6 +20,9 @@ public enum Feed {
     static let longestText = 10_000
     /// At most this many bytes of feed, over HTTP or from a file.
     public static let largest = 32 << 20
+    /// At most this many chapters of one item, and bytes of a chapters document.
+    static let mostChapters = 1_000
+    public static let largestChapters = 1 << 20
 
     /// Reads the feed in the file `path` (a local feed, or one fetched into a file).
     public static func items(atPath path: String, base: URL?) throws -> [ProbedItem] {
@@ -97,6 +100,12 @@ public enum Feed {
             item.artist = item.artist?.prefix(utf8Bytes: Feed.longestText)
             item.album = item.album?.prefix(utf8Bytes: Feed.longestText)
             item.genre = item.genre?.prefix(utf8Bytes: Feed.longestText)
+            item.chapters = Chapter.normalized(item.chapters.prefix(Feed.mostChapters).map {
+                Chapter(start: $0.start, title: $0.title.prefix(utf8Bytes: Feed.longestText))
+            })
+            item.chaptersURL = item.chaptersURL.flatMap { $0.utf8.count <= PlayableURI.longest ? $0 : nil }
+                .flatMap { URL(string: $0, relativeTo: base)?.absoluteURL }
+                .flatMap { ["http", "https"].contains($0.scheme?.lowercased() ?? "") ? $0.absoluteString : nil }
             items.append(item)
         }
     }

@@ -133,6 +133,14 @@ private final class FeedReader {
             if current?.remoteURL == nil { current?.remoteURL = attributes["href"] }
         case "itunes:image":
             if current != nil { current?.cover = attributes["href"] } else { channelImage = channelImage ?? attributes["href"] }
+        case "psc:chapter" where current != nil:
+            // Podlove Simple Chapters: start="00:01:30.500" (normal play time), title="…".
+            if (current?.chapters.count ?? 0) < Feed.mostChapters,
+               let start = attributes["start"].flatMap({ ClockText.parse($0.trimmed()) }) {
+                current?.chapters.append(Chapter(start: start, title: attributes["title"] ?? ""))
+            }
+        case "podcast:chapters" where current != nil:
+            if current?.chaptersURL == nil { current?.chaptersURL = attributes["url"] }
         case "media:content" where current != nil:
             if current?.remoteURL == nil, attributes["medium"].map({ $0 == "audio" || $0 == "video" }) ?? true {
                 current?.remoteURL = attributes["url"]

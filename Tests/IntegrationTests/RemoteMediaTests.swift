@@ -186,6 +186,51 @@ final class RemoteMediaTests: OriginTestCase {
         XCTAssertEqual(bytesServed("episode1.wav") + bytesServed("episode2.wav"), media, "the second run fetched media")
     }
 
+    func testAFeedsChaptersInlineAndInAChaptersDocumentReachTheQueueBeforePlay() throws {
+        try serve("talk1.wav", seconds: 6)
+        try serve("talk2.wav", seconds: 6, frequency: 660)
+        try serve("talk3.wav", seconds: 6, frequency: 880)
+        try #"{"version": "1.2.0", "chapters": [{"startTime": 0, "title": "Intro"}, {"startTime": 1, "title": "Art", "toc": false},"#
+            .appending(#" {"startTime": 3.5, "title": "Main"}, {"startTime": "x"}]}"#)
+            .write(to: served.appendingPathComponent("talk2.json"), atomically: true, encoding: .utf8)
+        let feed = """
+            <?xml version="1.0"?>
+            <rss version="2.0" xmlns:psc="http://podlove.org/simple-chapters" xmlns:podcast="https://podcastindex.org/namespace/1.0">
+            <channel><title>Talks</title>
+            <item><title>Talk One</title><enclosure url="talk1.wav" type="audio/wav"/>
+              <psc:chapters version="1.2"><psc:chapter start="00:00:00.000" title="Welcome"/>
+              <psc:chapter start="00:00:02.500" title="Questions"/><psc:chapter start="soon" title="Broken"/></psc:chapters></item>
+            <item><title>Talk Two</title><enclosure url="talk2.wav" type="audio/wav"/>
+              <podcast:chapters url="talk2.json" type="application/json+chapters"/></item>
+            <item><title>Talk Three</title><enclosure url="talk3.wav" type="audio/wav"/>
+              <podcast:chapters url="missing.json" type="application/json+chapters"/></item>
+            </channel></rss>
+            """
+        try feed.write(to: served.appendingPathComponent("talks.xml"), atomically: true, encoding: .utf8)
+        try startDaemon()
+        let (status, output) = try reel("sync", "--no-download", origin.url("talks.xml"))
+        XCTAssertEqual(status, 0, "a chapters document that is missing fails no sync: \(output)")
+        XCTAssertTrue(output.contains("added 3"), output)
+
+        func chapters() throws -> [String] {
+            try reel("chapters").1.split(separator: "\n").map {
+                $0.drop { $0 == "*" || $0 == " " }.split(separator: " ").joined(separator: " ")
+            }
+        }
+        XCTAssertEqual(try reel("lib", "play", "Talk One").0, 0)
+        XCTAssertEqual(try chapters(), ["1 0:00 Welcome", "2 0:02 Questions"])
+        XCTAssertEqual(try reel("lib", "play", "Talk Two").0, 0)
+        XCTAssertEqual(try chapters(), ["1 0:00 Intro", "2 0:03 Main"], "toc false and a bad start are left out")
+        try waitForStart()
+        XCTAssertEqual(try reel("chapter", "2").0, 0)
+        XCTAssertNotNil(waitForSignal { $0.member == "Seeked" && abs(($0.arguments.first?.int64 ?? 0) - 3_500_000) < 30_000 },
+                        "chapter 2 is at 3.5 s")
+        let map = try metadata()
+        XCTAssertEqual(map["reel:chapter"]?.string, "Main", "\(map)")
+        XCTAssertEqual(try reel("lib", "play", "Talk Three").0, 0)
+        XCTAssertTrue(try reel("chapters").1.contains("has no chapters"))
+    }
+
     func testAJSONCatalogueIsSyncedWithoutDownloadsOnRequest() throws {
         try serve("a.wav", seconds: 1)
         try #"[{"url": "a.wav", "title": "Item A"}, {"url": "ftp://example.org/x.wav"}, {"title": "no url"}]"#

@@ -44,12 +44,12 @@ final class ArgumentsTests: XCTestCase {
     }
 
     func testTimeText() {
-        XCTAssertEqual(TimeText.parse("0.000001"), 1)
-        XCTAssertEqual(TimeText.parse("1:02:03.5"), 3_723_500_000)
-        XCTAssertEqual(TimeText.parse(".5"), 500_000)
-        XCTAssertNil(TimeText.parse("1.2345678"))
-        XCTAssertNil(TimeText.parse("1:2:3:4"))
-        XCTAssertNil(TimeText.parse(""))
+        XCTAssertEqual(ClockText.parse("0.000001"), 1)
+        XCTAssertEqual(ClockText.parse("1:02:03.5"), 3_723_500_000)
+        XCTAssertEqual(ClockText.parse(".5"), 500_000)
+        XCTAssertNil(ClockText.parse("1.2345678"))
+        XCTAssertNil(ClockText.parse("1:2:3:4"))
+        XCTAssertNil(ClockText.parse(""))
         XCTAssertEqual(ClockText.format(65_900_000), "1:05")
         XCTAssertEqual(ClockText.format(3_723_000_000), "1:02:03")
     }

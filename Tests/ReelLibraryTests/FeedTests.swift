@@ -1,5 +1,6 @@
 import Foundation
 import ReelHarness
+import ReelCore
 import ReelLibrary
 import XCTest
 
@@ -25,6 +26,33 @@ final class FeedTests: XCTestCase {
         XCTAssertEqual(items.map(\.duration), [3_723_000_000, 95_000_000])
         XCTAssertEqual(items[0].artist, "Host")
         XCTAssertEqual(items.map(\.cover), ["https://example.org/show.jpg", "https://example.org/ep2.jpg"])
+    }
+
+    func testPodloveChaptersAreReadInOrderAndAChaptersDocumentIsNamed() throws {
+        let rss = """
+            <rss xmlns:psc="http://podlove.org/simple-chapters" xmlns:podcast="https://podcastindex.org/namespace/1.0"><channel>
+            <item><title>A</title><enclosure url="a.mp3"/>
+              <psc:chapters><psc:chapter start="1:02.5" title="Second"/><psc:chapter start="0" title=" First "/>
+              <psc:chapter start="-1" title="Negative"/><psc:chapter title="No start"/><psc:chapter start="00:10:00"/></psc:chapters></item>
+            <item><title>B</title><enclosure url="b.mp3"/><podcast:chapters url="b.json" type="application/json+chapters"/></item>
+            <item><title>C</title><enclosure url="c.mp3"/><podcast:chapters url="file:///etc/passwd"/></item>
+            </channel></rss>
+            """
+        let items = try Feed.items(Data(rss.utf8), base: base)
+        XCTAssertEqual(items[0].chapters, [Chapter(start: 0, title: "First"), Chapter(start: 62_500_000, title: "Second"),
+                                           Chapter(start: 600_000_000, title: "Chapter 3")])
+        XCTAssertEqual(items[1].chaptersURL, "https://example.org/podcast/b.json")
+        XCTAssertNil(items[2].chaptersURL, "only http(s) documents are fetched")
+    }
+
+    func testAChaptersDocumentKeepsTheChaptersToMoveBetween() throws {
+        let json = #"{"version":"1.2.0","chapters":[{"startTime":12.25,"title":"Two"},{"startTime":0,"title":"One"},"#
+            + #"{"startTime":5,"title":"Picture","toc":false},{"startTime":"7"},{"title":"none"},{"startTime":-3}]}"#
+        XCTAssertEqual(try FeedChapters.parse(Data(json.utf8)),
+                       [Chapter(start: 0, title: "One"), Chapter(start: 12_250_000, title: "Two")])
+        XCTAssertThrowsError(try FeedChapters.parse(Data("<html>".utf8)))
+        XCTAssertThrowsError(try FeedChapters.parse(Data(#"{"chapters": 3}"#.utf8)))
+        XCTAssertThrowsError(try FeedChapters.parse(Data(count: Feed.largestChapters + 1)))
     }
 
     func testEscapesInAttributesAreDecodedOnceAndExternalEntitiesAreNotRead() throws {
