@@ -65,7 +65,7 @@ extension Engine {
             let clamped = min(max(volume, 0), Engine.maximumVolume)
             guard clamped != settings.volume else { return .success([]) }
             settings.volume = clamped
-            return .success([.backend(.setVolume(clamped))])
+            return .success([.backend(.setVolume(heardVolume(now: now)))])
         case .setLoop(let loop):
             settings.loop = loop
             return .success([])
@@ -88,6 +88,8 @@ extension Engine {
             return .success([])
         case .goToChapter(let move):
             return goToChapter(move, now: now)
+        case .setSleep(let mode):
+            return setSleep(mode, now: now)
         case .setTags(let id, var metadata):
             guard let entry = queue[id] else { return .failure(.noSuchTrack(id)) }
             metadata.chapters = entry.metadata.chapters   // not a tag: what the file or its feed says

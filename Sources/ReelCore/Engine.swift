@@ -41,6 +41,10 @@ public struct Engine: Sendable {
     public internal(set) var queuedNext: QueuedNext?
     /// The queued entry once the backend has moved on to it, until it is heard.
     public internal(set) var incoming: Incoming?
+    /// The sleep timer, while it is set.
+    var sleep: SleepTimer?
+    /// How long the sleep timer fades out before it pauses; set at start-up from the configuration.
+    public var sleepFade: MediaTime = 10_000_000
 
     /// What the queued entry was chosen from, so that it is chosen again only when that changes.
     var queuedFrom: QueuedFrom?
@@ -57,26 +61,32 @@ public struct Engine: Sendable {
     // MARK: Inputs
 
     public mutating func handle(_ command: Command, now: MonotonicTime) -> Result<[Effect], CommandError> {
-        defer { followChapter(now: now) }
         var effects: [Effect] = []
         if incoming != nil, command.concernsTheCurrentEntry {
             // The user acts on what they hear: the queued entry has started, its audio is next.
             effects += completeSwitch(now: now, cutTail: command == .next)
-            if command == .next { return .success(effects + syncQueuedNext()) }
+            if command == .next { return .success(effects + syncQueuedNext() + follow(now: now)) }
         }
-        return apply(command, now: now).map { effects + $0 + syncQueuedNext() }
+        return apply(command, now: now).map { effects + $0 + syncQueuedNext() + follow(now: now) }
     }
 
     public mutating func handle(_ event: BackendEvent, now: MonotonicTime) -> [Effect] {
-        defer { followChapter(now: now) }
-        return apply(event, now: now) + syncQueuedNext()
+        let effects = apply(event, now: now) + syncQueuedNext()
+        return effects + follow(now: now)
+    }
+
+    /// What time moves at the end of every step: the chapter heard, and the sleep timer.
+    private mutating func follow(now: MonotonicTime) -> [Effect] {
+        let effects = followSleep(now: now)
+        followChapter(now: now)
+        return effects
     }
 
     /// When the engine wants a `tick`: the moment the queued entry becomes
     /// audible, the moment the current one is predicted to be heard, or the
-    /// moment its next chapter is.
+    /// moment its next chapter is, or the sleep timer's next moment.
     public var deadline: MonotonicTime? {
-        [incoming?.audibleAt, tracker.predictedStart, nextChapterHeardAt].compactMap { $0 }.min()
+        [incoming?.audibleAt, tracker.predictedStart, nextChapterHeardAt, sleepDeadline].compactMap { $0 }.min()
     }
 
     /// Time has passed; acts on a deadline that is due.
@@ -84,8 +94,7 @@ public struct Engine: Sendable {
         var effects: [Effect] = []
         if tracker.startIfDue(now: now) { effects += seekedIfDeparted(now: now) }
         if let due = incoming?.audibleAt, now >= due { effects += completeSwitch(now: now, cutTail: false) + syncQueuedNext() }
-        followChapter(now: now)
-        return effects
+        return effects + follow(now: now)
     }
 
     /// The Position property: what is heard, never ahead of it.
@@ -132,7 +141,8 @@ public struct Engine: Sendable {
             video: settings.video,
             activity: activity,
             chapter: state.load?.chapter,
-            chapterKeys: settings.chapterKeys)
+            chapterKeys: settings.chapterKeys,
+            sleep: sleep?.mode)
     }
 }
 
@@ -154,7 +164,7 @@ extension Command {
     /// entry which has started in the backend must first become current.
     var concernsTheCurrentEntry: Bool {
         switch self {
-        case .setVolume, .setLoop, .setShuffle, .setRate, .setReplayGain, .setVideo, .setChapterKeys, .add(_, _, _, false): false
+        case .setVolume, .setLoop, .setShuffle, .setRate, .setReplayGain, .setVideo, .setChapterKeys, .setSleep, .add(_, _, _, false): false
         default: true
         }
     }

@@ -61,6 +61,8 @@ public enum Command: Equatable, Sendable {
     case setTags(EntryID, TrackMetadata)
     /// Moves to a chapter of the entry that plays.
     case goToChapter(ChapterMove)
+    /// Sets the sleep timer, or turns it off (nil).
+    case setSleep(SleepMode?)
     /// Plays only part of a queued entry from now on (MPD `rangeid`); nil plays all of it.
     /// Refused for the entry the backend plays; a range past the file's end is cut to it.
     case setRange(EntryID, PlayRange?)

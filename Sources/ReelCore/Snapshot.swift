@@ -25,6 +25,8 @@ public struct Snapshot: Equatable, Sendable {
     /// The index of the chapter heard in the current entry's `metadata.chapters`.
     public var chapter: Int?
     public var chapterKeys: ChapterKeys
+    /// The sleep timer, when set (`Session.sleepLeft` tells the time left).
+    public var sleep: SleepMode?
 
 }
 

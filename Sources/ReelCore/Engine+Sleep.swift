@@ -1,0 +1,127 @@
+/// The sleep timer: playback fades out over `sleepFade` and pauses, after some playing time, at
+/// the end of the chapter or at the end of the entry; and the resume point goes back to where the
+/// fade began, the last that was heard clearly.
+extension Engine {
+    /// How often the fade lowers the volume.
+    public static let sleepFadeStep: MonotonicTime = 100_000
+    /// At the end of an entry the pause comes this much before its end, so that the backend never
+    /// goes on to the next entry first.
+    static let sleepEndMargin: MediaTime = 50_000
+
+    mutating func setSleep(_ mode: SleepMode?, now: MonotonicTime) -> Result<[Effect], CommandError> {
+        if case .after(let time) = mode, time <= 0 {
+            return .failure(.invalidArgument("the sleep timer needs a time of more than 0"))
+        }
+        let restore: [Effect] = sleep?.fadeFrom != nil ? [.backend(.setVolume(settings.volume))] : []
+        sleep = mode.map { SleepTimer(mode: $0, left: $0.time ?? 0) }
+        return .success(restore)
+    }
+
+    /// When the sleep timer pauses, by the estimate of what is heard; nil while that does not run.
+    var sleepAt: MonotonicTime? {
+        guard let sleep, tracker.anchor.running, tracker.anchor.rate > 0 else { return nil }
+        switch sleep.mode {
+        case .after: return sleep.since.map { $0 + sleep.left }
+        case .endOfChapter: return nextChapterHeardAt ?? endOfEntryHeardAt
+        case .endOfTrack: return endOfEntryHeardAt
+        }
+    }
+
+    /// When the end of the loaded entry (of its range) is heard, less the margin.
+    private var endOfEntryHeardAt: MonotonicTime? {
+        guard let entry = state.token.flatMap({ queue[$0.entry] }),
+              let end = entry.range?.end ?? entry.metadata.length else { return nil }
+        let anchor = tracker.anchor
+        return anchor.at + MonotonicTime((Double(end - Engine.sleepEndMargin - anchor.position) / anchor.rate).rounded())
+    }
+
+    /// The sleep timer's next moment: the fade's start, its next step, or the pause.
+    var sleepDeadline: MonotonicTime? {
+        guard let at = sleepAt else { return nil }
+        guard let step = sleep?.lastFadeStep else { return at - sleepFade }
+        return min(step + Engine.sleepFadeStep, at)
+    }
+
+    /// How long until the sleep timer pauses: playing time for a timer, the time to the chapter's or
+    /// the entry's end at the rate otherwise; nil when it is off.
+    public func sleepLeft(at now: MonotonicTime) -> MediaTime? {
+        guard let sleep else { return nil }
+        if let at = sleepAt { return max(at - now, 0) }
+        switch sleep.mode {
+        case .after: return sleep.left
+        case .endOfChapter, .endOfTrack:
+            let chapters = loadedChapters, here = position(at: now)
+            let next = sleep.mode == .endOfChapter ? chapters.first(where: { $0.start > here })?.start : nil
+            guard let end = next ?? state.token.flatMap({ queue[$0.entry] }).flatMap({ $0.range?.end ?? $0.metadata.length })
+            else { return nil }
+            return MediaTime(Double(max(end - here, 0)) / settings.rate)
+        }
+    }
+
+    /// Counts a timer's playing time, fades, and pauses when the time comes. Run at the end of every step.
+    mutating func followSleep(now: MonotonicTime) -> [Effect] {
+        guard var timer = sleep else { return [] }
+        let running = tracker.anchor.running
+        if case .after = timer.mode {
+            if running, timer.since == nil { timer.since = now }
+            if !running, let since = timer.since {
+                timer.left = max(timer.left - (now - since), 0)
+                timer.since = nil
+            }
+        }
+        var effects: [Effect] = []
+        if !running, timer.fadeFrom != nil {
+            // Paused or stalled in the fade: the volume comes back; the fade starts again on resuming.
+            timer.fadeFrom = nil
+            timer.lastFadeStep = nil
+            effects.append(.backend(.setVolume(settings.volume)))
+        }
+        sleep = timer
+        guard let at = sleepAt else { return effects }
+        if now >= at {
+            let back = timer.fadeFrom ?? position(at: now)
+            sleep = nil
+            let rewind = back < position(at: now) ? seek(to: back, now: now) : []
+            return effects + rewind + pause(now: now) + [.backend(.setVolume(settings.volume)), .log("sleep timer: paused")]
+        }
+        let fadeStart = at - sleepFade
+        guard now >= fadeStart else { return effects }
+        if timer.fadeFrom == nil { timer.fadeFrom = tracker.position(at: max(fadeStart, tracker.anchor.at)) }
+        timer.lastFadeStep = now
+        sleep = timer
+        return effects + [.backend(.setVolume(heardVolume(now: now)))]
+    }
+
+    /// The volume the backend plays at: the user's, lowered while the sleep timer fades.
+    func heardVolume(now: MonotonicTime) -> Double {
+        guard sleep?.fadeFrom != nil, let at = sleepAt, sleepFade > 0 else { return settings.volume }
+        return settings.volume * min(max(Double(at - now) / Double(sleepFade), 0), 1)
+    }
+}
+
+/// When the sleep timer pauses.
+public enum SleepMode: Equatable, Sendable {
+    /// After this much playing time (time paused does not count).
+    case after(MediaTime)
+    case endOfChapter, endOfTrack
+
+    var time: MediaTime? {
+        if case .after(let time) = self { time } else { nil }
+    }
+}
+
+/// A sleep timer that is set.
+struct SleepTimer: Equatable, Sendable {
+    let mode: SleepMode
+    /// A timer's playing time left as of `since`; `since` is nil while playback does not run.
+    var left: MediaTime
+    var since: MonotonicTime?
+    /// Once the fade has begun: the position it began at, where playback resumes.
+    var fadeFrom: MediaTime?
+    var lastFadeStep: MonotonicTime?
+
+    init(mode: SleepMode, left: MediaTime) {
+        self.mode = mode
+        self.left = left
+    }
+}
