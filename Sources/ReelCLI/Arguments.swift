@@ -22,6 +22,8 @@ public enum CLICommand: Equatable, Sendable {
     case chapters(json: Bool)
     /// "next", "previous" or a chapter's number from 1, as GoToChapter takes it.
     case chapter(String)
+    /// What Sleep takes (checked here first); nil: print the timer.
+    case sleep(String?)
     case libAdd([String])
     case libList(query: String, json: Bool, limit: Int)
     case libInfo(Int64, json: Bool)
@@ -159,6 +161,13 @@ public enum Arguments {
                 throw UsageError("chapter takes next, prev or a chapter's number from 1")
             }
             command = .chapter(which == "prev" ? "previous" : which)
+        case "sleep":
+            if operands.isEmpty { command = .sleep(nil); break }
+            let when = try one()
+            do { _ = try SleepMode.parse(when) } catch {
+                if case .invalidArgument(let why) = error { throw UsageError(why) }
+            }
+            command = .sleep(when)
         case "lib": command = try parseLibrary(operands)
         case "playlist":
             switch (operands.first.flatMap { CommandSpec.named($0, in: spec.subcommands)?.name }, operands.count) {

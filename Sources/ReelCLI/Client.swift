@@ -71,6 +71,11 @@ public final class Client {
         case .video(nil): write(try get("Video", on: Client.reel).bool == true ? "on" : "off")
         case .chapters(let json): try printChapters(json: json)
         case .chapter(let which): _ = try call(Client.reel, "GoToChapter", [.string(which)])
+        case .sleep(let when?): _ = try call(Client.reel, "Sleep", [.string(when)])
+        case .sleep(nil):
+            let mode = try get("SleepTimer", on: Client.reel).string ?? "off"
+            let left = try get("SleepLeft", on: Client.reel).int64 ?? -1
+            write(PlayerStatus.sleepText(mode: mode, left: left) ?? "off")
         case .libAdd, .libList, .libInfo, .libRemove, .libPlay, .libForget, .playlistSave, .playlistLoad, .playlistList:
             try runLibrary(command)
         case .download, .cancelDownload, .cancelAllDownloads, .cacheList, .cachePath, .cacheClear, .cacheSize, .sync:
@@ -106,8 +111,10 @@ public final class Client {
     func status() throws -> PlayerStatus {
         let player = try connection.getAllProperties(bus, Client.path, Client.player)
         let reel = (try? connection.getAllProperties(bus, Client.path, Client.reel)) ?? [:]
+        let sleep = reel["SleepTimer"]?.string.flatMap { $0 == "off" ? nil : ($0, reel["SleepLeft"]?.int64 ?? -1) }
         var status = PlayerStatus(player: player, lastError: reel["LastError"]?.string ?? "",
-                                  libraryError: reel["LibraryError"]?.string ?? "", activity: reel["Activity"]?.string ?? "")
+                                  libraryError: reel["LibraryError"]?.string ?? "", activity: reel["Activity"]?.string ?? "",
+                                  sleep: sleep)
         status.controlAddresses = reel["ControlAddresses"]?.stringArray ?? []
         status.audioOutput = reel["AudioOutput"]?.string ?? ""
         if case .structure(let fill) = reel["CacheFill"], fill.count == 2, let present = fill[0].int64, present >= 0 {

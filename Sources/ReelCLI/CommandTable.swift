@@ -89,6 +89,11 @@ public struct CommandSpec: Sendable {
         CommandSpec("chapter", ["chapter next|prev|N"], "Go to the next chapter, the previous one (the start of this one "
                     + "after its first 3 s), or chapter N.", examples: ["reel chapter next", "reel chapter 3"],
                     operands: .words(["next", "prev"]), group: "Playback"),
+        CommandSpec("sleep", ["sleep [TIME|end-of-chapter|end-of-track|off]"],
+                    "Fade out and pause after TIME of playing (minutes, or 45s, 1.5h, 1h30m), at the end of the chapter or "
+                    + "of the track; playback resumes where the fade began. Without a word, print the timer.",
+                    examples: ["reel sleep 30", "reel sleep end-of-chapter"],
+                    operands: .words(["end-of-chapter", "end-of-track", "off"]), group: "Playback"),
         CommandSpec("video", ["video [on|off]"], "Show the video in a window, or hide it (the sound goes on); "
                     + "without a word, print whether it is shown.", operands: .words(["on", "off"]), group: "Playback"),
     ]

@@ -32,6 +32,19 @@ public struct PlayerStatus: Equatable, Sendable {
     public var audioOutput = ""
     /// The chapter heard: its number from 1 and its title.
     public var chapter: (number: Int, title: String)?
+    /// The sleep timer ("timer", "end-of-chapter", "end-of-track") and the µs left; nil when off.
+    public var sleep: (mode: String, left: Int64)?
+
+    /// "in 29:12", "at the end of the chapter, in 3:02"; nil when off.
+    public static func sleepText(mode: String, left: Int64) -> String? {
+        let when = left >= 0 ? "in " + ClockText.format(left) : nil
+        return switch mode {
+        case "timer": when
+        case "end-of-chapter": ["at the end of the chapter", when].compactMap { $0 }.joined(separator: ", ")
+        case "end-of-track": ["at the end of the track", when].compactMap { $0 }.joined(separator: ", ")
+        default: nil
+        }
+    }
 
     public init() {}
 
@@ -44,7 +57,9 @@ public struct PlayerStatus: Equatable, Sendable {
     }
 
     /// Builds the status from Player properties and the reel extension's LastError.
-    public init(player: [String: DBusValue], lastError: String, libraryError: String = "", activity: String = "") {
+    public init(player: [String: DBusValue], lastError: String, libraryError: String = "", activity: String = "",
+                sleep: (mode: String, left: Int64)? = nil) {
+        self.sleep = sleep
         self.libraryError = libraryError
         self.activity = activity
         status = player["PlaybackStatus"]?.string ?? "Stopped"
@@ -75,6 +90,7 @@ public struct PlayerStatus: Equatable, Sendable {
             parts.append(what)
             parts.append(ClockText.format(position) + "/" + (length.map(ClockText.format) ?? "?"))
             if let chapter { parts.append("[chapter \(chapter.number): \(chapter.title.printable)]") }
+            if let sleep, let text = Self.sleepText(mode: sleep.mode, left: sleep.left) { parts.append("[sleep \(text)]") }
             if !activity.isEmpty { parts.append("[\(activity)…]") }
             if let fill = cacheFill, fill.length > 0, fill.present < fill.length {
                 parts.append("[cached \(fill.present * 100 / fill.length) %]")
@@ -97,6 +113,7 @@ public struct PlayerStatus: Equatable, Sendable {
         object["url"] = url
         object["trackid"] = trackID
         object["length"] = length
+        object["sleep"] = sleep.map { ["mode": $0.mode, "left": $0.left] as [String: Any] }
         object["chapter"] = chapter.map { ["number": $0.number, "title": $0.title] as [String: Any] }
         object["lastError"] = lastError.isEmpty ? nil : lastError
         object["libraryError"] = libraryError.isEmpty ? nil : libraryError

@@ -36,15 +36,21 @@ extension Engine {
                 }
             }
             state.load = load
+            var reached = position
             if case .playing = state {
                 tracker.runWhenHeard(from: position, now: now)
             } else {
-                tracker.hold(at: position, now: now)
+                // Paused, mpv has written nothing from the new place yet, and its audio-pts takes the
+                // sound server's latency off it (90 ms short on PulseAudio): what will be heard on
+                // resuming is where the load or the seek went, unless mpv went elsewhere.
+                let asked = tracker.position(at: now)
+                if abs(asked - position) < Engine.pausedLatencyBound { reached = asked }
+                tracker.hold(at: reached, now: now)
             }
             tellWidgets(now: now)
             // mpv restarts a file with an encoder delay before 0 (audio-pts -0.3 s): MPRIS
             // positions are never negative, as Position is not.
-            return [.announce(.seeked(max(position, 0)))] + (wasSeek ? save(now: now) : [])
+            return [.announce(.seeked(max(reached, 0)))] + (wasSeek ? save(now: now) : [])
         case .position(let token, let sample):
             if token == incoming?.token {
                 incomingPosition(sample, now: now)

@@ -105,8 +105,49 @@ public enum SleepMode: Equatable, Sendable {
     case after(MediaTime)
     case endOfChapter, endOfTrack
 
+    /// Its name on D-Bus (`SleepTimer`) and in `reel sleep`.
+    public var name: String {
+        switch self {
+        case .after: "timer"
+        case .endOfChapter: "end-of-chapter"
+        case .endOfTrack: "end-of-track"
+        }
+    }
+
     var time: MediaTime? {
         if case .after(let time) = self { time } else { nil }
+    }
+
+    /// What `reel sleep` and D-Bus's `Sleep` take: `end-of-chapter`, `end-of-track`, or a
+    /// time: minutes by default (`30`), or with units (`45s`, `1.5h`, `1h30m`); nil for `off`.
+    /// Throws a message a user can act on.
+    public static func parse(_ text: String) throws(CommandError) -> SleepMode? {
+        let word = text.trimmed().lowercased()
+        switch word {
+        case "off": return nil
+        case "end-of-chapter", "chapter": return .endOfChapter
+        case "end-of-track", "track": return .endOfTrack
+        default: break
+        }
+        let problem = CommandError.invalidArgument(
+            "a sleep time is minutes (30), a time with units (45s, 1.5h, 1h30m), end-of-chapter, end-of-track or off, not \"\(text.prefix(40))\"")
+        let units: [Character: Double] = ["h": 3_600, "m": 60, "s": 1]
+        var total = 0.0, number = "", sawUnit = false
+        for c in word {
+            if c.isASCIIDigit || c == "." { number.append(c); continue }
+            guard let unit = units[c], let value = Double(number) else { throw problem }
+            total += value * unit
+            number = ""
+            sawUnit = true
+        }
+        if !number.isEmpty {
+            guard !sawUnit, let minutes = Double(number) else { throw problem }
+            total += minutes * 60
+        }
+        guard word.isEmpty == false, total > 0, total <= 24 * 3_600, let micros = MediaTime.fromSeconds(total) else {
+            throw problem
+        }
+        return .after(micros)
     }
 }
 

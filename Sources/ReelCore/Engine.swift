@@ -17,6 +17,9 @@ public struct Engine: Sendable {
     /// than this, the engine announces Seeked (a start heard later than the
     /// command, a re-anchored estimate).
     public static let driftTolerance: MediaTime = 8_000
+    /// A paused restart this close to where it was asked to go went there: the rest is the sound
+    /// server's latency, which mpv counts off a buffer it has not filled.
+    static let pausedLatencyBound: MediaTime = 300_000
 
     public internal(set) var queue = Queue()
     public internal(set) var state: PlaybackState = .stopped

@@ -10,6 +10,8 @@ public protocol Session: AnyObject {
     func run(_ command: Command) -> Result<Void, CommandError>
     /// The position now, in µs: the engine's estimate of what is heard, extrapolated to now.
     func position() -> MediaTime
+    /// How long until the sleep timer pauses, now; nil when it is off.
+    func sleepLeft() -> MediaTime?
     func quit()
     /// A URI or absolute path checked as something that can be played.
     func validate(_ text: String) -> Result<String, URIProblem>

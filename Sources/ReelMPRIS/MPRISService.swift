@@ -128,6 +128,10 @@ public final class MPRISService {
             return queuePage(offset: Int(args[0].int64!), limit: Int(args[1].int64!))
         case (MPRIS.reel, "Clear"): try run(.clear)
         case (MPRIS.reel, "GoToChapter"): try run(.goToChapter(try Self.chapterMove(args[0].string!)))
+        case (MPRIS.reel, "Sleep"):
+            let mode: SleepMode?
+            do { mode = try SleepMode.parse(args[0].string!) } catch { throw Self.busError(error) }
+            try run(.setSleep(mode))
         case (MPRIS.reel, "Download"), (MPRIS.reel, "CancelDownload"), (MPRIS.reel, "CancelAllDownloads"),
              (MPRIS.reel, "FailedDownloads"), (MPRIS.reel, "CacheList"), (MPRIS.reel, "CachePath"),
              (MPRIS.reel, "CacheClear"), (MPRIS.reel, "CacheSize"), (MPRIS.reel, "Sync"):
@@ -246,12 +250,14 @@ public final class MPRISService {
     }
 
     private func run(_ command: Command) throws {
-        switch host.run(command) {
-        case .success: return
-        case .failure(.noSuchTrack(let id)):
-            throw BusError(MPRIS.errorNoSuchTrack, "no track \(TrackID.path(id)) in the queue")
-        case .failure(.invalidArgument(let message)):
-            throw BusError.invalidArgs(message)
+        if case .failure(let error) = host.run(command) { throw Self.busError(error) }
+    }
+
+    /// The engine's refusal under the D-Bus error names MPRIS clients know.
+    static func busError(_ error: CommandError) -> BusError {
+        switch error {
+        case .noSuchTrack(let id): BusError(MPRIS.errorNoSuchTrack, "no track \(TrackID.path(id)) in the queue")
+        case .invalidArgument(let message): BusError.invalidArgs(message)
         }
     }
 
@@ -313,6 +319,7 @@ public final class MPRISService {
             reelChanged.append(("Chapters", PropertyValues.chapters(now)))
         }
         if published.chapter != now.chapter { reelChanged.append(("Chapter", .int32(Int32(clamping: now.chapter ?? -1)))) }
+        if published.sleep != now.sleep { reelChanged.append(("SleepTimer", .string(now.sleep?.name ?? "off"))) }
         if published.chapterKeys != now.chapterKeys { reelChanged.append(("ChapterKeys", .string(now.chapterKeys.rawValue))) }
         let libraryError = host.libraryError
         if libraryError != publishedLibraryError {

@@ -52,6 +52,8 @@ enum PropertyValues {
         case (MPRIS.reel, "Chapters"): chapters(s)
         case (MPRIS.reel, "Chapter"): .int32(Int32(clamping: s.chapter ?? -1))
         case (MPRIS.reel, "ChapterKeys"): .string(s.chapterKeys.rawValue)
+        case (MPRIS.reel, "SleepTimer"): .string(s.sleep?.name ?? "off")
+        case (MPRIS.reel, "SleepLeft"): .int64(host.sleepLeft() ?? -1)
         case (MPRIS.reel, "Activity"): .string(s.activity ?? "")
         case (MPRIS.reel, "LibraryError"): .string(host.libraryError ?? "")
         default: nil

@@ -94,6 +94,13 @@ public struct DaemonOption: Sendable {
             guard let keys = ChapterKeys(rawValue: v.lowercased()) else { return "needs auto or never" }
             o.chapterKeys = keys; return nil
         },
+        DaemonOption("sleep-fade", .value("SECONDS"), default: "10",
+                     "How long the sleep timer fades out before it pauses (0: it pauses without a fade).") { o, v in
+            guard let seconds = Double(v), seconds >= 0, seconds <= 600, let micros = MediaTime.fromSeconds(seconds) else {
+                return "needs a number of seconds from 0 to 600"
+            }
+            o.sleepFade = micros; return nil
+        },
         DaemonOption("replaygain", .value("off|track|album"), default: "off",
                      "Level files by their ReplayGain tags: off, by track or by album.") { o, v in
             guard let mode = ReplayGain(rawValue: v.lowercased()) else { return "needs off, track or album" }

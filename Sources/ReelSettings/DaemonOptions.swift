@@ -10,6 +10,7 @@ public struct DaemonOptions: Equatable, Sendable {
     public var video = false
     public var replayGain = ReplayGain.off
     public var chapterKeys = ChapterKeys.auto
+    public var sleepFade: MediaTime = 10_000_000
     public var networkTimeout = 15
     /// Which entries start where they were left.
     public var resume = ResumeMode.auto

@@ -51,9 +51,11 @@ final class Daemon: Session {
     /// `settings` are applied before clients can see anything, so that they
     /// read as the start-up state rather than as changes.
     init(connection: Connection, backend: MPVBackend, cache: Cache?, introspectionXML: String, cacheDir: URL,
-         library: LibraryBridge, tasks: Mailbox<LoopResult>, settings: [Command], resume: ResumePolicy) {
+         library: LibraryBridge, tasks: Mailbox<LoopResult>, settings: [Command], resume: ResumePolicy,
+         sleepFade: MediaTime) {
         self.connection = connection
         engine.resumePolicy = resume
+        engine.sleepFade = sleepFade
         self.cache = cache
         self.tasks = tasks
         self.backend = backend
@@ -145,6 +147,10 @@ final class Daemon: Session {
     /// old), so reading it directly would lag; every sample feeds the estimate instead.
     func position() -> MediaTime {
         engine.position(at: monotonicNow())
+    }
+
+    func sleepLeft() -> MediaTime? {
+        engine.sleepLeft(at: monotonicNow())
     }
 
     func quit() { quitting = true }

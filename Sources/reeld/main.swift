@@ -104,7 +104,8 @@ if let problem = library.openError { log("\(problem); playing without a library"
 let daemon = Daemon(connection: connection, backend: backend, cache: cache, introspectionXML: xml,
                     cacheDir: URL(fileURLWithPath: cacheHome).appendingPathComponent("reel"), library: library, tasks: tasks,
                     settings: [.setReplayGain(options.replayGain), .setVideo(options.video),
-                               .setChapterKeys(options.chapterKeys)], resume: options.resumePolicy)
+                               .setChapterKeys(options.chapterKeys)], resume: options.resumePolicy,
+                    sleepFade: options.sleepFade)
 do {
     let socketPath = RuntimeFile.path("mpd", "socket", environment: environment, instance: options.instance)
     try daemon.openMPD(socketPath: socketPath, tcp: options.mpdListen, password: options.mpdPassword,

@@ -168,4 +168,30 @@ final class ChapterTests: DaemonTestCase {
         }
         XCTAssertEqual(try get("Chapter", MPRIS.reel).int64, -1)
     }
+
+    func testTheSleepTimerPausesAtTheEndOfTheChapterAndSaysWhen() throws {
+        _ = try startDaemon([Self.episodes["m4b"]!], ["--sleep-fade", "0.5"])
+        _ = try waitForStart()
+        XCTAssertEqual(try reel("sleep").1, "off")
+        XCTAssertEqual(try reel("sleep", "end-of-chapter").0, 0)
+        let said = try reel("sleep").1
+        XCTAssertTrue(said.hasPrefix("at the end of the chapter, in 0:0"), said)
+        XCTAssertEqual(try get("SleepTimer", MPRIS.reel).string, "end-of-chapter")
+        try waitForStatus("Paused", timeout: 5)
+        XCTAssertEqual(Double(try position()), 1_500_000, accuracy: 50_000, "where the fade began, 0.5 s before chapter 2")
+        XCTAssertEqual(try chapterNumber(), 1)
+        XCTAssertEqual(try get("SleepTimer", MPRIS.reel).string, "off")
+        XCTAssertEqual(try get("SleepLeft", MPRIS.reel).int64, -1)
+
+        XCTAssertEqual(try reel("sleep", "90").0, 0)
+        XCTAssertEqual(try get("SleepLeft", MPRIS.reel).int64, 5_400_000_000, "90 minutes, none of it played while paused")
+        XCTAssertEqual(try reel("sleep", "off").0, 0)
+        XCTAssertEqual(try get("SleepTimer", MPRIS.reel).string, "off")
+        for bad in ["soon", "0", "-5", "25h", "1h30", ""] {
+            let (status, text) = try reel("sleep", bad)
+            XCTAssertEqual(status, 2, "\(bad): \(text)")
+            assertError("org.freedesktop.DBus.Error.InvalidArgs") { _ = try call(MPRIS.reel, "Sleep", [.string(bad)]) }
+        }
+        XCTAssertEqual(try get("SleepTimer", MPRIS.reel).string, "off", "nothing bad set a timer")
+    }
 }

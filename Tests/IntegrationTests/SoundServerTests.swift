@@ -307,4 +307,48 @@ final class SoundServerTests: DaemonTestCase {
         let gap = recording.gaps().first
         XCTAssertLessThanOrEqual(gap?.length ?? 0, 10_000, "silence on \(kind.name), \(((gap?.at ?? 0) - change) / 1000) ms after the change")
     }
+
+    // MARK: The sleep timer
+
+    func testTheSleepTimerFadesOutPausesAndResumesWhereTheFadeBeganOnPulseAudio() throws {
+        let recording = try play([media.long[0]], on: .pulse, ["--sleep-fade", "2"])
+        try waitForStatus("Playing")
+        _ = try waitForStart()
+        listen(for: 1)
+        let before = try position()
+        let set = monotonicNow()
+        XCTAssertEqual(try reel("sleep", "3s").0, 0)
+        let setAt = try position()
+        let status = try reel("status").1
+        XCTAssertTrue(status.contains("[sleep in 0:0"), status)
+        try waitForStatus("Paused", timeout: 10)
+        let paused = monotonicNow()
+        listen(for: 1)
+        // It resumes where the fade began, 1 s after the timer was set, at the full volume.
+        let resumesAt = try position()
+        XCTAssertTrue((before + 1_000_000...setAt + 1_050_000).contains(resumesAt),
+                      "the fade began 1 s after the timer was set, between \(before) and \(setAt): \(resumesAt)")
+        XCTAssertEqual(try get("Volume").double, 1)
+        XCTAssertEqual(try get("SleepTimer", MPRIS.reel).string, "off")
+        let resuming = monotonicNow()
+        try player("Play")
+        try waitForStatus("Playing")
+        let resumed = monotonicNow()
+        listen(for: 1.5)
+        recording.stop()
+        func level(_ from: Double, _ to: Double) -> Double {
+            recording.level(from: set + MonotonicTime(from * 1e6), to: set + MonotonicTime(to * 1e6))
+        }
+        let full = level(0.1, 0.9)
+        // The fade runs from 1 s to 3 s after the timer was set, down all the way.
+        let steps = stride(from: 1.2, to: 2.8, by: 0.2).map { level($0, $0 + 0.2) }
+        XCTAssertEqual(steps, steps.sorted(by: >), "the level falls step by step: \(full) then \(steps) dBFS")
+        XCTAssertGreaterThan(full - steps.last!, 20, "heard at the end of the fade: \(full) → \(steps.last!) dBFS")
+        XCTAssertLessThan(full - steps.first!, 6, "not before the fade: \(full) → \(steps.first!) dBFS")
+        XCTAssertEqual(Double(paused - set), 3_000_000, accuracy: 500_000, "paused 3 s after")
+        // (The recording's clock is fitted to arrivals: a sound may map a few ms early.)
+        XCTAssertTrue(recording.sounds(from: set + 3_300_000, to: resuming - 20_000).isEmpty, "silent once paused")
+        let back = recording.level(from: resumed + 500_000, to: resumed + 1_400_000)
+        XCTAssertEqual(back, full, accuracy: 2, "resumed at the level it had before the fade")
+    }
 }

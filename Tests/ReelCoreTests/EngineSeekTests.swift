@@ -194,4 +194,18 @@ extension EngineSeekTests {
         h.command(.stop)
         XCTAssertNil(h.engine.state.load, "stopped: nothing of the load is left")
     }
+
+    func testAPausedSeekIsWhereItWentNotWhereTheServersLatencySaysIt() {
+        var h = Harness(uris: ["file:///1.ogg"], play: true)
+        h.finishLoad()
+        h.command(.pause)
+        h.command(.setPosition(h.id(1), 5_000_000))
+        // PulseAudio: mpv's audio-pts is the target less the sink's latency, over a buffer it has not filled.
+        h.event(.restarted(h.token, position: 4_910_000))
+        XCTAssertEqual(h.position, 5_000_000)
+        XCTAssertEqual(h.seekedPositions, [5_000_000])
+        h.command(.setPosition(h.id(1), 2_000_000))
+        h.event(.restarted(h.token, position: 8_000_000))
+        XCTAssertEqual(h.position, 8_000_000, "mpv went elsewhere: its word holds")
+    }
 }

@@ -21,6 +21,7 @@ final class ScriptedSession: Session {
     }
 
     func position() -> MediaTime { engine.position(at: now) }
+    func sleepLeft() -> MediaTime? { engine.sleepLeft(at: now) }
     func quit() {}
 
     func validate(_ text: String) -> Result<String, URIProblem> {
