@@ -90,6 +90,8 @@ extension Engine {
             return goToChapter(move, now: now)
         case .setSleep(let mode):
             return setSleep(mode, now: now)
+        case .setEpisodeSettings(let settings):
+            return .success(setEpisodeSettings(settings, now: now))
         case .setTags(let id, var metadata):
             guard let entry = queue[id] else { return .failure(.noSuchTrack(id)) }
             metadata.chapters = entry.metadata.chapters   // not a tag: what the file or its feed says
@@ -227,13 +229,21 @@ extension Engine {
         queue.update(id) { $0.metadata.streamTitle = nil }   // what a stream played before no longer holds
         loadSerial += 1
         let token = LoadToken(entry: id, serial: loadSerial)
+        let rateBefore = rate
         state = .loading(CurrentLoad(token: token, seekable: Engine.expectsSeeking(in: entry)), play: play)
-        tracker.hold(at: position, now: now)
+        // A chosen start (MPD's seek into another song) is the user's: only a resume skips the intro.
+        let (start, end) = chosen == nil ? entry.bounds(from: position) : (position, entry.bounds(from: position).end)
+        if rate != rateBefore {
+            tracker.setRate(rate, now: now)
+            effects.append(.backend(.setRate(rate)))
+        }
+        tracker.hold(at: start, now: now)
         tellWidgets(now: now)
         incoming = nil
         queuedNext = nil   // a load replaces the backend's whole playlist
         queuedFrom = nil
-        return effects + [.backend(.load(token, uri: entry.uri, start: position, end: entry.range?.end, paused: !play))]
+        if entry.episode.voiceBoost { effects.append(.backend(.setVoiceBoost(token, true))) }
+        return effects + [.backend(.load(token, uri: entry.uri, start: start, end: end, paused: !play))]
     }
 
     mutating func setRange(_ id: EntryID, _ range: PlayRange?) -> Result<[Effect], CommandError> {
@@ -352,8 +362,12 @@ extension Engine {
         guard rate >= Engine.minimumRate, rate <= Engine.maximumRate else {
             return .failure(.invalidArgument("Rate must be 0 or between \(Engine.minimumRate) and \(Engine.maximumRate)"))
         }
-        guard rate != settings.rate else { return .success([]) }
-        settings.rate = rate
+        guard rate != self.rate else { return .success([]) }
+        if let load = state.load, queue[load.token.entry]?.episode.rate != nil {
+            state.load?.rateOverride = rate   // for this episode; the session's rate stays
+        } else {
+            settings.rate = rate
+        }
         tracker.setRate(rate, now: now)
         incoming?.tracker?.setRate(rate, now: now)
         tellWidgets(now: now)

@@ -59,7 +59,9 @@ extension Engine {
                               failedAhead: state.load?.failedAhead ?? [])
         if from == queuedFrom { return [] }
         queuedFrom = from
-        let desired = nextToQueue(after: base.entry)
+        // An entry of another rate (a feed's episode after a song) starts by a load of its own:
+        // mpv's speed is one for its whole playlist.
+        let desired = nextToQueue(after: base.entry).flatMap { id in queue[id].map(rate(for:)) == rate ? id : nil }
         if desired == queuedNext?.token.entry { return [] }
         guard let desired, let entry = queue[desired] else {
             queuedNext = nil
@@ -67,12 +69,13 @@ extension Engine {
         }
         loadSerial += 1
         let token = LoadToken(entry: desired, serial: loadSerial)
-        let start = Engine.resumePoint(entry, policy: resumePolicy).start
+        let (start, end) = entry.bounds(from: Engine.resumePoint(entry, policy: resumePolicy).start)
         queuedNext = QueuedNext(token: token, start: start)
         // What a stream played before no longer holds (as in `start`); with Loop Track the
         // entry playing is its own next, and keeps its title.
         if desired != base.entry { queue.update(desired) { $0.metadata.streamTitle = nil } }
-        return [.backend(.queueNext(token, uri: entry.uri, start: start, end: entry.range?.end))]
+        let boost: [Effect] = entry.episode.voiceBoost ? [.backend(.setVoiceBoost(token, true))] : []
+        return boost + [.backend(.queueNext(token, uri: entry.uri, start: start, end: end))]
     }
 
     /// The next entry in play order that has not just failed; the same entry with Loop Track.
@@ -105,9 +108,9 @@ extension Engine {
 
     /// The incoming entry's first position: from it, when it will be heard.
     mutating func incomingRestarted(at position: MediaTime, now: MonotonicTime) -> [Effect] {
-        var tracker = PositionTracker(position: position, at: now, rate: settings.rate)
+        var tracker = PositionTracker(position: position, at: now, rate: rate)
         // The previous entry is playing, so this one's position runs from here.
-        if state.wantsToPlay { tracker.run(PositionAnchor(position: position, at: now, rate: settings.rate, running: true)) }
+        if state.wantsToPlay { tracker.run(PositionAnchor(position: position, at: now, rate: rate, running: true)) }
         incoming?.tracker = tracker
         guard let due = deadline, due <= now else { return [] }
         return completeSwitch(now: now, cutTail: false)

@@ -100,6 +100,16 @@ public struct Engine: Sendable {
         return effects + follow(now: now)
     }
 
+    /// The rate playback runs at: the loaded episode's (its feed's, or what the user set while it
+    /// plays), else the session's.
+    public var rate: Double {
+        guard let load = state.load else { return settings.rate }
+        return load.rateOverride ?? queue[load.token.entry].map(rate(for:)) ?? settings.rate
+    }
+
+    /// The rate an entry plays at: its feed's, else the session's.
+    func rate(for entry: QueueEntry) -> Double { entry.episode.rate ?? settings.rate }
+
     /// The Position property: what is heard, never ahead of it.
     public func position(at now: MonotonicTime) -> MediaTime { max(tracker.position(at: now), 0) }
 
@@ -108,7 +118,7 @@ public struct Engine: Sendable {
     /// Tells widgets the motion of the estimate from now on (with Seeked or
     /// with a PlaybackStatus/Rate change, which carries Position).
     mutating func tellWidgets(now: MonotonicTime) {
-        widgetsTold = PositionAnchor(position: tracker.position(at: now), at: now, rate: settings.rate,
+        widgetsTold = PositionAnchor(position: tracker.position(at: now), at: now, rate: rate,
                                    running: state.mprisStatus == "Playing")
     }
 
@@ -129,7 +139,7 @@ public struct Engine: Sendable {
             stopAfter: settings.stopAfter,
             consume: settings.consume,
             shuffle: settings.shuffle,
-            rate: settings.rate,
+            rate: rate,
             volume: settings.volume,
             current: current,
             canGoNext: current.flatMap { queue.entry(after: $0.id, wrap: settings.loop == .playlist) } != nil,

@@ -63,6 +63,8 @@ public enum Command: Equatable, Sendable {
     case goToChapter(ChapterMove)
     /// Sets the sleep timer, or turns it off (nil).
     case setSleep(SleepMode?)
+    /// Gives entries their feed's settings (from the library, after `reel feed set` or a restore).
+    case setEpisodeSettings([EntryID: EpisodeSettings])
     /// Plays only part of a queued entry from now on (MPD `rangeid`); nil plays all of it.
     /// Refused for the entry the backend plays; a range past the file's end is cut to it.
     case setRange(EntryID, PlayRange?)
@@ -84,6 +86,8 @@ public struct NewEntry: Equatable, Sendable {
     public var resumeAt: MediaTime
     /// Worth resuming whatever its length: a feed's episode, a video.
     public var prefersResume: Bool
+    /// Its feed's settings.
+    public var episode = EpisodeSettings.none
 
     public init(uri: String, itemID: Int64? = nil, metadata: TrackMetadata? = nil, resumeAt: MediaTime = 0,
                 prefersResume: Bool = false) {
@@ -168,6 +172,8 @@ public enum BackendCommand: Equatable, Sendable {
     case setVolume(Double)
     case setReplayGain(ReplayGain)
     case setVideo(Bool)
+    /// The filters of a load's file, applied when it starts (also as the queued next).
+    case setVoiceBoost(LoadToken, Bool)
 }
 
 /// Events the control buses pass on to their clients, in the order they happened.

@@ -78,6 +78,8 @@ public struct CurrentLoad: Equatable, Sendable {
     var seekAfterStart: MediaTime?
     /// The index of the chapter heard, as of the end of the last step.
     public internal(set) var chapter: Int?
+    /// A Rate the user set while an episode with its feed's rate plays: for this episode only.
+    var rateOverride: Double?
 
     public init(token: LoadToken, seekable: Bool = false) {
         self.token = token

@@ -110,8 +110,10 @@ public struct Queue: Sendable {
         let added = new.map { n -> QueueEntry in
             defer { nextRawID += 1 }
             // No title tag: readers show `QueueEntry.fallbackTitle` (not stored: 100,000 of them add up).
-            return QueueEntry(id: EntryID(nextRawID), uri: n.uri, metadata: n.metadata ?? TrackMetadata(),
-                              itemID: n.itemID, resumeAt: n.resumeAt, prefersResume: n.prefersResume)
+            var entry = QueueEntry(id: EntryID(nextRawID), uri: n.uri, metadata: n.metadata ?? TrackMetadata(),
+                                   itemID: n.itemID, resumeAt: n.resumeAt, prefersResume: n.prefersResume)
+            entry.episode = n.episode
+            return entry
         }
         entries.insert(contentsOf: added, at: position)
         ranks.insert(contentsOf: newRanks, at: position)

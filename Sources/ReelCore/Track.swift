@@ -111,6 +111,8 @@ public struct QueueEntry: Equatable, Sendable {
     public var prefersResume: Bool
     /// The part of it that plays; nil: all of it. Stored with the queue.
     public var range: PlayRange?
+    /// Its feed's settings (rate, skips, voice boost); from the library, not stored with the queue.
+    public var episode = EpisodeSettings.none
 
     public init(id: EntryID, uri: String, metadata: TrackMetadata, lastError: String? = nil, itemID: Int64? = nil,
                 resumeAt: MediaTime = 0, prefersResume: Bool = false) {
@@ -132,6 +134,11 @@ public struct QueueEntry: Equatable, Sendable {
     }
 
     public var isRemote: Bool { URLParts.isRemote(uri) }
+
+    /// Where it starts and ends when it starts from `resume`: its range, less its feed's intro and outro.
+    public func bounds(from resume: MediaTime) -> (start: MediaTime, end: MediaTime?) {
+        (episode.start(from: resume, length: metadata.length), episode.end(length: metadata.length, rangeEnd: range?.end))
+    }
 
     /// How long it plays: its range's length, or the file's.
     public var playedLength: MediaTime? { PlayRange.playedLength(range, fileLength: metadata.length) }

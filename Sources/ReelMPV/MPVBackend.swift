@@ -54,6 +54,8 @@ public final class MPVBackend {
     /// How files are levelled by their tags, and the filter that does it now.
     private var replayGain = ReplayGain.off
     private var levelFilter = ""
+    /// Loads whose file plays through the voice filter (a feed's voice boost).
+    private var boosted: Set<LoadToken> = []
     private var levelHookAdded = false
     /// Where the sound goes instead of a sound server (snapserver's pipe), and what it reports.
     private let sink: (any AudioSink)?
@@ -199,6 +201,7 @@ public final class MPVBackend {
             // `replace` empties mpv's playlist: events of every other entry are stale.
             tokens = [id: token]
             uris = [id: uri]
+            boosted.formIntersection([token])
         case .queueNext(let token, let uri, let start, let end):
             // Fetched ahead, so that it starts without a gap.
             if URLParts.isRemote(uri) { stream?.source.classify(uri) { _ in } }
@@ -208,6 +211,7 @@ public final class MPVBackend {
             }
             tokens[id] = token
             uris[id] = uri
+            boosted = boosted.filter { tokens.values.contains($0) }
         case .unqueueNext:
             dropQueued()
         case .unload:
@@ -229,18 +233,16 @@ public final class MPVBackend {
         case .setVolume(let volume):
             var value = volume * 100
             mpv_set_property_async(handle, 0, "volume", MPV_FORMAT_DOUBLE, &value)
+        case .setVoiceBoost(let token, let on):
+            if on { boosted.insert(token) } else { boosted.remove(token) }
+            if on { addPreloadedHook() }
         case .setReplayGain(let mode):
             replayGain = mode
             guard mode != .off else {
                 level(ReplayGainTags())
                 break
             }
-            if !levelHookAdded {
-                // From now on, once a file is open and before its decoder starts, its level is set. Only
-                // then: mpv waits on a hook for the loop, which would add to the silence at every cut.
-                mpv_hook_add(handle, Hook.preloaded.rawValue, "on_preloaded", 50)
-                levelHookAdded = true
-            }
+            addPreloadedHook()
             // The playing file at once; the next ones when they open.
             var node = mpv_node()
             if mpv_get_property(handle, "current-tracks/audio", MPV_FORMAT_NODE, &node) >= 0 {
@@ -255,6 +257,14 @@ public final class MPVBackend {
             free(value)
         }
         return []
+    }
+
+    /// From now on, once a file is open and before its decoder starts, its filters are set. Only
+    /// once asked for: mpv waits on a hook for the loop, which would add to the silence at every cut.
+    private func addPreloadedHook() {
+        guard !levelHookAdded else { return }
+        mpv_hook_add(handle, Hook.preloaded.rawValue, "on_preloaded", 50)
+        levelHookAdded = true
     }
 
     /// Runs `loadfile`; returns mpv's playlist entry id for the file. `end`: where mpv
@@ -569,15 +579,21 @@ public final class MPVBackend {
     /// A filter levels samples as they are decoded, so each file keeps its own
     /// level to its last sample, across gapless transitions too.
     private func level(_ tags: ReplayGainTags) {
-        let filter = replayGain == .off ? "" : "@reel-replaygain:lavfi-volume=volume=\(tags.factor(replayGain)):precision=float"
+        let gain = replayGain == .off ? nil : "@reel-replaygain:lavfi-volume=volume=\(tags.factor(replayGain)):precision=float"
+        let voice = currentToken.map(boosted.contains) == true ? Self.voiceFilter : nil
+        let filter = [gain, voice].compactMap { $0 }.joined(separator: ",")
         guard filter != levelFilter else { return }
         let rc = mpv_set_property_string(handle, "af", filter)
         guard rc >= 0 else {
-            writeStandardError("reeld: cannot set the ReplayGain level: \(MPVError.describe(rc))")
+            writeStandardError("reeld: cannot set the audio filters (ReplayGain, voice): \(MPVError.describe(rc))")
             return
         }
         levelFilter = filter
     }
+
+    /// Evens speech: quiet passages and far voices come up towards the loud ones, quickly and
+    /// without pumping (ffmpeg's speechnorm: up to 12× gain, peaks at 0.95).
+    static let voiceFilter = "@reel-voice:lavfi-speechnorm=e=12.5:r=0.0001:l=1:p=0.95"
 
     private static func replayGainTags(_ track: [String: mpv_node]) -> ReplayGainTags {
         ReplayGainTags(trackGain: track["replaygain-track-gain"].flatMap(MPVNode.double),

@@ -22,7 +22,7 @@ struct FakeBackend {
         case .seek(let target): seeks.append(target)
         case .setRate(let r): rate = r
         case .setVolume(let v): volume = v
-        case .setReplayGain, .setVideo: break
+        case .setReplayGain, .setVideo, .setVoiceBoost: break
         }
     }
 }

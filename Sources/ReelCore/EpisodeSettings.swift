@@ -1,0 +1,56 @@
+/// How a feed's episodes play, beyond their files (`reel feed set FEED rate 1.3 skip-intro 30 …`).
+/// Music has none: a song never skips, and plays at the session's rate.
+public struct EpisodeSettings: Equatable, Sendable {
+    /// The rate its episodes play at; nil: the session's.
+    public var rate: Double?
+    /// What to skip of each episode's start and end (an intro, an outro), in µs.
+    public var skipIntro: MediaTime = 0
+    public var skipOutro: MediaTime = 0
+    /// A filter that evens the level of speech (quiet and loud voices, a far microphone).
+    public var voiceBoost = false
+
+    public static let none = EpisodeSettings()
+
+    public init(rate: Double? = nil, skipIntro: MediaTime = 0, skipOutro: MediaTime = 0, voiceBoost: Bool = false) {
+        self.rate = rate
+        self.skipIntro = skipIntro
+        self.skipOutro = skipOutro
+        self.voiceBoost = voiceBoost
+    }
+
+    /// Where an episode starts: past its intro, unless it resumes later than that. An episode too
+    /// short for its intro and outro plays whole.
+    func start(from resume: MediaTime, length: MediaTime?) -> MediaTime {
+        guard skipIntro > 0, resume < skipIntro, fits(length) else { return resume }
+        return skipIntro
+    }
+
+    /// Where an episode ends: before its outro (within its range's end, if that comes first).
+    func end(length: MediaTime?, rangeEnd: MediaTime?) -> MediaTime? {
+        guard skipOutro > 0, let length, fits(length) else { return rangeEnd }
+        return min(rangeEnd ?? .max, length - skipOutro)
+    }
+
+    private func fits(_ length: MediaTime?) -> Bool {
+        length.map { $0 > skipIntro + skipOutro } ?? (skipOutro == 0)
+    }
+}
+
+extension Engine {
+    /// Gives entries their feed's settings. The loaded episode takes a new rate at once; skips and
+    /// the voice filter apply from its next start; the queued next entry is queued again.
+    mutating func setEpisodeSettings(_ settings: [EntryID: EpisodeSettings], now: MonotonicTime) -> [Effect] {
+        let rateBefore = rate
+        var changed = false
+        for (id, episode) in settings where queue[id].map({ $0.episode != episode }) ?? false {
+            queue.update(id) { $0.episode = episode }
+            changed = true
+        }
+        guard changed else { return [] }
+        queuedFrom = nil
+        guard rate != rateBefore else { return [] }
+        tracker.setRate(rate, now: now)
+        tellWidgets(now: now)
+        return [.backend(.setRate(rate)), .announce(.seeked(widgetsTold.position))]
+    }
+}

@@ -1,0 +1,77 @@
+import XCTest
+@testable import ReelCore
+
+/// A feed's settings for its episodes: rate, skipped intro and outro, the voice filter; music keeps none.
+final class EngineEpisodeTests: XCTestCase {
+    static let talk = EpisodeSettings(rate: 1.5, skipIntro: 30_000_000, skipOutro: 15_000_000, voiceBoost: true)
+
+    /// A song, then an episode of a feed with `talk`'s settings (20 min long), then a song.
+    func queue(play: Bool = true) -> Harness {
+        var h = Harness()
+        var episode = NewEntry(uri: "https://example.org/ep.mp3", metadata: TrackMetadata(length: 1_200_000_000))
+        episode.episode = Self.talk
+        h.command(.add(entries: [NewEntry(uri: "file:///song1.ogg"), episode, NewEntry(uri: "file:///song2.ogg")],
+                       after: nil, atStart: false, play: play))
+        return h
+    }
+
+    func testAnEpisodeStartsAfterItsIntroEndsBeforeItsOutroAtItsFeedsRate() throws {
+        var h = queue()
+        h.finishLoad()
+        XCTAssertNil(h.backend.queued, "the episode plays at another rate: it is not queued to follow without a gap")
+        h.command(.goTo(h.id(2)))
+        let load = try XCTUnwrap(h.effects.compactMap { if case .backend(.load(_, _, let s, let e, _)) = $0 { (s, e) } else { nil } }.first)
+        XCTAssertEqual(load.0, 30_000_000)
+        XCTAssertEqual(load.1, 1_185_000_000)
+        XCTAssertTrue(h.effects.contains(.backend(.setVoiceBoost(h.token, true))), "\(h.effects)")
+        XCTAssertEqual(h.backend.rate, 1.5)
+        XCTAssertEqual(h.engine.snapshot.rate, 1.5)
+        XCTAssertEqual(h.position, 30_000_000)
+        h.finishLoad(length: 1_200_000_000, at: 30_000_000)
+        h.command(.next)
+        XCTAssertEqual(h.backend.rate, 1, "the song after plays at the session's rate")
+        XCTAssertEqual(h.engine.snapshot.rate, 1)
+        XCTAssertFalse(h.effects.contains { if case .backend(.setVoiceBoost) = $0 { true } else { false } })
+    }
+
+    func testARateSetDuringAnEpisodeLastsForItOnly() {
+        var h = queue()
+        h.command(.goTo(h.id(2)))
+        h.finishLoad(length: 1_200_000_000, at: 30_000_000)
+        h.command(.setRate(2))
+        XCTAssertEqual(h.engine.snapshot.rate, 2)
+        XCTAssertEqual(h.engine.settings.rate, 1, "the session's rate stays")
+        h.command(.next)
+        XCTAssertEqual(h.engine.snapshot.rate, 1)
+        h.command(.previous)   // the episode again, at its feed's rate
+        XCTAssertEqual(h.engine.snapshot.rate, 1.5)
+    }
+
+    func testAResumeLaterThanTheIntroAndAChosenStartAreKept() throws {
+        var h = queue(play: false)
+        h.command(.startAt(h.id(2), 5_000_000))
+        XCTAssertEqual(h.load?.start, 5_000_000, "a start the user chose (MPD's seek) is theirs")
+        var e = EpisodeSettings(skipIntro: 30_000_000)
+        XCTAssertEqual(e.start(from: 45_000_000, length: 100_000_000), 45_000_000)
+        XCTAssertEqual(e.start(from: 10_000_000, length: 100_000_000), 30_000_000)
+        XCTAssertEqual(e.start(from: 0, length: 20_000_000), 0, "too short for its intro: whole")
+        e.skipOutro = 10_000_000
+        XCTAssertEqual(e.end(length: 100_000_000, rangeEnd: nil), 90_000_000)
+        XCTAssertEqual(e.end(length: 100_000_000, rangeEnd: 50_000_000), 50_000_000)
+        XCTAssertNil(e.end(length: nil, rangeEnd: nil), "an unknown length cannot lose its outro")
+        XCTAssertEqual(EpisodeSettings.none.start(from: 0, length: 5), 0)
+    }
+
+    func testNewSettingsReachQueuedEntriesAndTheLoadedEpisodesRate() {
+        var h = Harness(uris: ["https://example.org/a.mp3", "https://example.org/b.mp3"], play: true)
+        h.finishLoad()
+        XCTAssertNotNil(h.backend.queued, "the same rate: gapless")
+        h.command(.setEpisodeSettings([h.id(1): EpisodeSettings(rate: 1.25), h.id(2): EpisodeSettings(rate: 1.25)]))
+        XCTAssertEqual(h.backend.rate, 1.25)
+        XCTAssertEqual(h.engine.snapshot.rate, 1.25)
+        XCTAssertFalse(h.seekedPositions.isEmpty, "widgets are told the new motion")
+        XCTAssertNotNil(h.backend.queued, "both at 1.25: still gapless")
+        h.command(.setEpisodeSettings([h.id(2): EpisodeSettings(rate: 2)]))
+        XCTAssertNil(h.backend.queued)
+    }
+}
