@@ -1,4 +1,5 @@
 import ReelCore
+import ReelDBus
 /// A parsed `reel` command line.
 public enum CLICommand: Equatable, Sendable {
     case status(json: Bool, follow: Bool)
@@ -24,6 +25,8 @@ public enum CLICommand: Equatable, Sendable {
     case chapter(String)
     /// What Sleep takes (checked here first); nil: print the timer.
     case sleep(String?)
+    case feedList(json: Bool)
+    case feedSet(String, FeedChange)
     case libAdd([String])
     case libList(query: String, json: Bool, limit: Int)
     case libInfo(Int64, json: Bool)
@@ -177,6 +180,14 @@ public enum Arguments {
                 command = .playlistList(json: operands.contains("--json"))
             default: throw UsageError("playlist takes save NAME, load NAME or ls [--json]")
             }
+        case "feed":
+            switch operands.first.flatMap({ CommandSpec.named($0, in: spec.subcommands)?.name }) {
+            case "ls" where operands.dropFirst().allSatisfy({ $0 == "--json" }):
+                command = .feedList(json: operands.contains("--json"))
+            case "set" where operands.count >= 4 && operands.count % 2 == 0:
+                command = .feedSet(operands[1], try FeedChange(Array(operands.dropFirst(2))))
+            default: throw UsageError("feed takes ls [--json], or set FEED SETTING VALUE ...")
+            }
         case "download":
             let options = operands.filter { $0.hasPrefix("--") }
             let items = operands.filter { !$0.hasPrefix("--") }
@@ -273,5 +284,46 @@ public enum Arguments {
             return .libPlay(rest.joined(separator: " "))
         default: throw UsageError("lib \(verb) is in the command table but not parsed")
         }
+    }
+}
+
+/// What `reel feed set` changes; nil: as it was.
+public struct FeedChange: Equatable, Sendable {
+    public var rate: Double?
+    public var skipIntro: Int64?
+    public var skipOutro: Int64?
+    public var boost: Bool?
+
+    /// Pairs of SETTING VALUE.
+    init(_ words: [String]) throws {
+        for pair in stride(from: 0, to: words.count - 1, by: 2) {
+            let (key, value) = (words[pair].lowercased(), words[pair + 1])
+            switch key {
+            case "rate":
+                guard let rate = value == "default" ? 0 : Double(value),
+                      rate == 0 || (Engine.minimumRate...Engine.maximumRate).contains(rate) else {
+                    throw UsageError("rate takes a number from \(Engine.minimumRate) to \(Engine.maximumRate), or default")
+                }
+                self.rate = rate
+            case "skip-intro", "skip-outro":
+                guard let time = ClockText.parse(value), time <= 3_600_000_000 else {
+                    throw UsageError("\(key) takes seconds (30, 1:30), up to an hour")
+                }
+                if key == "skip-intro" { skipIntro = time } else { skipOutro = time }
+            case "boost", "voice-boost":
+                guard let on = Arguments.onOff(value) else { throw UsageError("boost takes on or off") }
+                boost = on
+            case "trim":
+                throw UsageError("trim: reel does not trim silence yet")
+            default:
+                throw UsageError("feed set takes rate, skip-intro, skip-outro and boost, not \(key)")
+            }
+        }
+    }
+
+    /// FeedSet's settings map.
+    var dbus: [(String, DBusValue)] {
+        [rate.map { ("rate", .double($0)) }, skipIntro.map { ("skipIntro", .int64($0)) },
+         skipOutro.map { ("skipOutro", .int64($0)) }, boost.map { ("voiceBoost", .boolean($0)) }].compactMap { $0 }
     }
 }

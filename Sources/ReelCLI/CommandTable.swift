@@ -152,6 +152,14 @@ public struct CommandSpec: Sendable {
                     "Catalogue a podcast feed (RSS, Atom), an M3U or a JSON catalogue, and download what is not downloaded yet.",
                     examples: ["reel sync https://example.org/feed.xml"], flags: ["--no-download", "--background"],
                     operands: .files, group: "Downloads and the cache"),
+        CommandSpec("feed", aliases: ["feeds"], ["feed COMMAND"], "A synced feed's settings for its episodes.", subcommands: [
+            CommandSpec("ls", ["feed ls [--json]"], "The synced feeds, their episodes and their settings.", flags: ["--json"]),
+            CommandSpec("set", ["feed set FEED SETTING VALUE ..."],
+                        "Settings for a feed's episodes, wherever they play: rate R (or default), skip-intro SECONDS, "
+                        + "skip-outro SECONDS, boost on|off (a filter that evens voices). FEED is its URL as synced, or "
+                        + "words of it that name one feed.",
+                        examples: ["reel feed set example.org rate 1.3 skip-intro 30 skip-outro 15 boost on"]),
+        ], group: "Downloads and the cache"),
         CommandSpec("cache", ["cache COMMAND"], "The cache of remote media.", subcommands: [
             CommandSpec("ls", ["cache ls [--json]"], "What the cache holds, and how much of each.", flags: ["--json"]),
             CommandSpec("path", ["cache path URL"], "Where the cached bytes of URL are kept."),

@@ -38,8 +38,36 @@ extension Client {
             if json { write(jsonLine(rows.map { ["name": $0.0, "count": $0.1] })) } else {
                 rows.forEach { write("\($0.0)  (\($0.1))") }
             }
+        case .feedList(let json):
+            let feeds = try call(Client.reel, "FeedList").first?.array ?? []
+            let rows = feeds.compactMap { value -> (String, Int64, [String: DBusValue])? in
+                guard case .structure(let f) = value, f.count == 3, let name = f[0].string, let n = f[1].int64 else { return nil }
+                return (name, n, f[2].dictionary ?? [:])
+            }
+            if json {
+                write(jsonLine(rows.map { ["feed": $0.0, "episodes": $0.1, "settings": Client.json($0.2)] as [String: Any] }))
+            } else {
+                rows.forEach { write("\($0.0.printable)  \($0.1) episode\($0.1 == 1 ? "" : "s")  \(Self.feedSettings($0.2))") }
+            }
+        case .feedSet(let feed, let change):
+            let name = try call(Client.reel, "FeedSet", [.string(feed), .vardict(change.dbus)]).first?.string ?? feed
+            let settings = (try call(Client.reel, "FeedList").first?.array ?? []).lazy.compactMap { value -> [String: DBusValue]? in
+                guard case .structure(let f) = value, f.count == 3, f[0].string == name else { return nil }
+                return f[2].dictionary
+            }.first ?? [:]
+            write("\(name.printable)  \(Self.feedSettings(settings))")
         default: break
         }
+    }
+
+    /// "rate 1.3, skip-intro 0:30, skip-outro 0:15, boost on", or "as any other media".
+    static func feedSettings(_ map: [String: DBusValue]) -> String {
+        var parts: [String] = []
+        if let rate = map["rate"]?.double, rate > 0 { parts.append("rate \(rate)") }
+        if let intro = map["skipIntro"]?.int64, intro > 0 { parts.append("skip-intro " + ClockText.format(intro)) }
+        if let outro = map["skipOutro"]?.int64, outro > 0 { parts.append("skip-outro " + ClockText.format(outro)) }
+        if map["voiceBoost"]?.bool == true { parts.append("boost on") }
+        return parts.isEmpty ? "no settings" : parts.joined(separator: ", ")
     }
 
     /// Prints matches a page at a time, so that a large library streams out

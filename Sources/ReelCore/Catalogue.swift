@@ -60,6 +60,8 @@ public struct ProbedItem: Equatable, Sendable {
     public var format: String?
     /// The file's chapters (or its feed's), in order of start.
     public var chapters: [Chapter] = []
+    /// The feed it was catalogued from, as `reel sync` was given it.
+    public var feed: String?
     /// Where a feed's item keeps its chapters apart (Podcasting 2.0 `<podcast:chapters url=…>`):
     /// fetched when the feed is synced; not stored.
     public var chaptersURL: String?

@@ -237,6 +237,7 @@ extension Engine {
             tracker.setRate(rate, now: now)
             effects.append(.backend(.setRate(rate)))
         }
+        state.load?.outroUnsent = entry.episode.skipOutro > 0 && end == nil
         tracker.hold(at: start, now: now)
         tellWidgets(now: now)
         incoming = nil

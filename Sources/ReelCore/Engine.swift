@@ -80,7 +80,7 @@ public struct Engine: Sendable {
 
     /// What time moves at the end of every step: the chapter heard, and the sleep timer.
     private mutating func follow(now: MonotonicTime) -> [Effect] {
-        let effects = followSleep(now: now)
+        let effects = followSleep(now: now) + cutOutroIfDue(now: now)
         followChapter(now: now)
         return effects
     }
@@ -89,7 +89,7 @@ public struct Engine: Sendable {
     /// audible, the moment the current one is predicted to be heard, or the
     /// moment its next chapter is, or the sleep timer's next moment.
     public var deadline: MonotonicTime? {
-        [incoming?.audibleAt, tracker.predictedStart, nextChapterHeardAt, sleepDeadline].compactMap { $0 }.min()
+        [incoming?.audibleAt, tracker.predictedStart, nextChapterHeardAt, sleepDeadline, outroHeardAt].compactMap { $0 }.min()
     }
 
     /// Time has passed; acts on a deadline that is due.

@@ -19,20 +19,32 @@ public struct EpisodeSettings: Equatable, Sendable {
     }
 
     /// Where an episode starts: past its intro, unless it resumes later than that. An episode too
-    /// short for its intro and outro plays whole.
+    /// short for its intro and outro plays whole; one of unknown length (not yet probed) skips it.
     func start(from resume: MediaTime, length: MediaTime?) -> MediaTime {
-        guard skipIntro > 0, resume < skipIntro, fits(length) else { return resume }
+        guard skipIntro > 0, resume < skipIntro, length.map(fits) ?? true else { return resume }
         return skipIntro
     }
 
-    /// Where an episode ends: before its outro (within its range's end, if that comes first).
+    /// Where an episode ends: before its outro (within its range's end, if that comes first), once
+    /// its length is known.
     func end(length: MediaTime?, rangeEnd: MediaTime?) -> MediaTime? {
         guard skipOutro > 0, let length, fits(length) else { return rangeEnd }
         return min(rangeEnd ?? .max, length - skipOutro)
     }
 
-    private func fits(_ length: MediaTime?) -> Bool {
-        length.map { $0 > skipIntro + skipOutro } ?? (skipOutro == 0)
+    private func fits(_ length: MediaTime) -> Bool { length > skipIntro + skipOutro }
+}
+
+/// A feed as the library knows it: its name (as synced), its episodes and its settings.
+public struct FeedSummary: Equatable, Sendable {
+    public var feed: String
+    public var episodes: Int
+    public var settings: EpisodeSettings
+
+    public init(feed: String, episodes: Int, settings: EpisodeSettings) {
+        self.feed = feed
+        self.episodes = episodes
+        self.settings = settings
     }
 }
 
@@ -52,5 +64,30 @@ extension Engine {
         tracker.setRate(rate, now: now)
         tellWidgets(now: now)
         return [.backend(.setRate(rate)), .announce(.seeked(widgetsTold.position))]
+    }
+}
+
+extension Engine {
+    /// Where the loaded episode's outro starts, when the engine must end it there itself.
+    var outroCut: MediaTime? {
+        guard let load = state.load, load.outroUnsent, !load.pending, !load.ended, let entry = queue[load.token.entry] else { return nil }
+        return entry.episode.end(length: entry.metadata.length, rangeEnd: nil)
+    }
+
+    /// When the outro starts to be heard; nil while the position does not run.
+    var outroHeardAt: MonotonicTime? {
+        let anchor = tracker.anchor
+        guard anchor.running, anchor.rate > 0, let cut = outroCut else { return nil }
+        return anchor.at + MonotonicTime((Double(cut - anchor.position) / anchor.rate).rounded(.up))
+    }
+
+    /// Ends the episode at its outro, as if its file ended there: played, and on to the next entry.
+    mutating func cutOutroIfDue(now: MonotonicTime) -> [Effect] {
+        guard tracker.anchor.running, let cut = outroCut, position(at: now) >= cut, let id = state.token?.entry else { return [] }
+        state.load?.outroUnsent = false
+        state.load?.pending = true   // nothing more to save for this entry
+        queue.update(id) { $0.resumeAt = 0 }
+        queuedNext = nil   // a load of the next replaces what the backend holds
+        return [.store(.finished(id)), .log("skipped the outro")] + entryEnded(id, play: state.wantsToPlay, now: now)
     }
 }

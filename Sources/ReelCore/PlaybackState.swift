@@ -80,6 +80,9 @@ public struct CurrentLoad: Equatable, Sendable {
     public internal(set) var chapter: Int?
     /// A Rate the user set while an episode with its feed's rate plays: for this episode only.
     var rateOverride: Double?
+    /// Its feed skips an outro, but the backend was not told where (its length was unknown at the
+    /// load): the engine ends it there itself.
+    var outroUnsent = false
 
     public init(token: LoadToken, seekable: Bool = false) {
         self.token = token

@@ -61,6 +61,11 @@ public protocol LibrarySession: AnyObject {
     func removePlaylist(id: Int64) throws -> Bool
     func renamePlaylist(id: Int64, to name: String) throws
     var activePlaylist: PlaylistInfo? { get }
+    /// The feeds with episodes in the library, or settings.
+    func feeds() throws -> [FeedSummary]
+    /// Changes a feed's settings (named as `Library.feed(named:)` takes it); they apply to its queued
+    /// episodes at once. Returns the feed as it is now.
+    func changeFeed(named name: String, _ change: (inout EpisodeSettings) -> Void) throws -> FeedSummary
 }
 
 /// The session's cache, downloads and feeds, when there is a cache. `sync`

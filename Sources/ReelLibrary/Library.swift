@@ -157,12 +157,12 @@ public final class Library {
         // Most imports are new items: try the insert first, look up only on a clash.
         try db.query("""
             INSERT OR IGNORE INTO items (title, artist, album, duration_us, cover, local_path, remote_url, added_at, genre,
-                                         from_feed, album_artist, track, disc, date, modified, format, chapters)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                         from_feed, album_artist, track, disc, date, modified, format, chapters, feed)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, [text(p.title), text(p.artist), text(p.album), p.duration.map(SQLValue.int) ?? .null, text(p.cover),
                   text(p.localPath), text(p.remoteURL), .int(Library.now()), text(p.genre), .int(p.fromFeed ? 1 : 0),
                   text(p.albumArtist), number(p.track), number(p.disc), text(p.date), p.modified.map(SQLValue.int) ?? .null,
-                  text(p.format), text(ChapterColumn.encode(p.chapters))])
+                  text(p.format), text(ChapterColumn.encode(p.chapters)), text(p.feed)])
         if db.changes == 1 { return (db.lastInsertID, true) }
         let byPath = try p.localPath.flatMap {
             try db.query("SELECT id FROM items WHERE local_path = ?", [.text($0)]).first?.first?.int
@@ -177,13 +177,13 @@ public final class Library {
                     local_path = coalesce(local_path, ?), remote_url = coalesce(remote_url, ?), genre = coalesce(genre, ?),
                     from_feed = max(from_feed, ?), album_artist = coalesce(album_artist, ?), track = coalesce(track, ?),
                     disc = coalesce(disc, ?), date = coalesce(date, ?), modified = coalesce(?, modified),
-                    format = coalesce(format, ?), chapters = coalesce(chapters, ?)
+                    format = coalesce(format, ?), chapters = coalesce(chapters, ?), feed = coalesce(feed, ?)
                 WHERE id = ?
                 """, [text(p.title), text(p.artist), text(p.album), p.duration.map(SQLValue.int) ?? .null,
                       text(p.cover), text(p.localPath), text(p.remoteURL), text(p.genre), .int(p.fromFeed ? 1 : 0),
                       text(p.albumArtist), number(p.track), number(p.disc), text(p.date),
                       p.modified.map(SQLValue.int) ?? .null, text(p.format), text(ChapterColumn.encode(p.chapters)),
-                      .int(existing)])
+                      text(p.feed), .int(existing)])
             return (existing, false)
         }
         throw SQLiteError(code: 19, message: "cannot add \(p.localPath ?? p.remoteURL ?? "an item without a path or URL")")

@@ -4,7 +4,7 @@ import ReelCore
 extension LibraryItem {
     static let columns = """
         id, title, artist, album, duration_us, cover, local_path, remote_url, position_us, finished, play_count, \
-        last_played, added_at, genre, from_feed, album_artist, track, disc, date, modified, format, chapters
+        last_played, added_at, genre, from_feed, album_artist, track, disc, date, modified, format, chapters, feed
         """
 
     init(row: [SQLValue]) {
@@ -14,6 +14,7 @@ extension LibraryItem {
                               disc: row[17].int.map(Int.init), date: row[18].text, modified: row[19].int,
                               format: row[20].text)
         info.chapters = ChapterColumn.decode(row[21].text)
+        info.feed = row[22].text
         self.init(id: row[0].int ?? 0, info: info, position: row[8].int ?? 0, finished: row[9].int == 1,
                   playCount: Int(row[10].int ?? 0), lastPlayed: row[11].int, addedAt: row[12].int ?? 0)
     }
@@ -36,6 +37,7 @@ extension ProbedItem {
                                        track: first.track ?? item.track, disc: first.disc ?? item.disc, date: first.date ?? item.date,
                                        modified: first.modified ?? item.modified, format: first.format ?? item.format)
                 result[i].chapters = first.chapters.isEmpty ? item.chapters : first.chapters
+                result[i].feed = first.feed ?? item.feed
                 for key in keys { slot[key] = i }
             } else {
                 for key in keys { slot[key] = result.count }

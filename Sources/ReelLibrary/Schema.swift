@@ -126,6 +126,19 @@ enum Schema {
         """
         ALTER TABLE items ADD COLUMN chapters TEXT;
         """,
+        // 8: the feed an episode came from (as `reel sync` was given it), and each feed's settings
+        // for its episodes (`reel feed set`): rate (NULL: the session's), skips in µs, voice boost.
+        """
+        ALTER TABLE items ADD COLUMN feed TEXT;
+        CREATE INDEX items_feed ON items(feed) WHERE feed IS NOT NULL;
+        CREATE TABLE feed_settings (
+            feed TEXT PRIMARY KEY,
+            rate REAL,
+            skip_intro_us INTEGER NOT NULL DEFAULT 0,
+            skip_outro_us INTEGER NOT NULL DEFAULT 0,
+            voice_boost INTEGER NOT NULL DEFAULT 0
+        );
+        """,
     ]
 
     static var version: Int64 { Int64(migrations.count) }

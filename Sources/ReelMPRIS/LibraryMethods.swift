@@ -55,6 +55,13 @@ extension MPRISService {
             let items = try Int64(text).map { [try item($0)] } ?? library.libraryItems(matching: text, offset: 0, limit: -1)
             guard !items.isEmpty else { throw BusError(MPRIS.errorNoSuchItem, "nothing in the library matches \"\(text)\"") }
             return [.uint32(UInt32(library.playLibraryItems(items)))]
+        case (MPRIS.reel, "FeedList"):
+            return [.array(elementSignature: "(sua{sv})", try library.feeds().map {
+                .structure([.string($0.feed), .uint32(UInt32(clamping: $0.episodes)), Self.map($0.settings)])
+            })]
+        case (MPRIS.reel, "FeedSet"):
+            let change = try Self.episodeChange(args[1].dictionary ?? [:])
+            return [.string(try library.changeFeed(named: args[0].string!, change).feed)]
         case (MPRIS.reel, "PlaylistSave"):
             let name = args[0].string!.trimmed()
             if let problem = PlaylistName.problem(name) { throw BusError.invalidArgs(problem) }
@@ -113,6 +120,34 @@ extension MPRISService {
             return .structure([.boolean(active != nil), Self.playlistValue(active)])
         default: return nil
         }
+    }
+
+    static func map(_ settings: EpisodeSettings) -> DBusValue {
+        .vardict([("rate", .double(settings.rate ?? 0)), ("skipIntro", .int64(settings.skipIntro)),
+                  ("skipOutro", .int64(settings.skipOutro)), ("voiceBoost", .boolean(settings.voiceBoost))])
+    }
+
+    /// FeedSet's settings, checked whole before anything changes.
+    static func episodeChange(_ given: [String: DBusValue]) throws -> (inout EpisodeSettings) -> Void {
+        var steps: [(inout EpisodeSettings) -> Void] = []
+        for (key, value) in given.sorted(by: { $0.key < $1.key }) {
+            switch (key, value) {
+            case ("rate", .double(let rate)):
+                guard rate == 0 || (Engine.minimumRate...Engine.maximumRate).contains(rate) else {
+                    throw BusError.invalidArgs("a feed's rate is 0 (the session's) or from \(Engine.minimumRate) to \(Engine.maximumRate), not \(rate)")
+                }
+                steps.append { $0.rate = rate == 0 ? nil : rate }
+            case ("skipIntro", .int64(let time)), ("skipOutro", .int64(let time)):
+                guard (0...3_600_000_000).contains(time) else {
+                    throw BusError.invalidArgs("\(key) is from 0 to an hour, in µs, not \(time)")
+                }
+                steps.append(key == "skipIntro" ? { $0.skipIntro = time } : { $0.skipOutro = time })
+            case ("voiceBoost", .boolean(let on)): steps.append { $0.voiceBoost = on }
+            default:
+                throw BusError.invalidArgs("FeedSet takes rate (d), skipIntro (x), skipOutro (x) and voiceBoost (b), not \(key) (\(value.signature))")
+            }
+        }
+        return { settings in steps.forEach { $0(&settings) } }
     }
 
     private func item(_ id: Int64) throws -> LibraryItem {

@@ -41,6 +41,8 @@ public final class MPRISService {
             reply = try message.makeReturn(out)
         } catch let error as BusError {
             reply = message.makeError(error)
+        } catch let error as SessionError {
+            reply = message.makeError(Self.busError(error))
         } catch {
             reply = message.makeError(.failed("\(error)"))
         }

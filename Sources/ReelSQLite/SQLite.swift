@@ -11,6 +11,7 @@ public enum SQLValue: Equatable, Sendable {
 
     public var int: Int64? { if case .int(let v) = self { v } else { nil } }
     public var text: String? { if case .text(let v) = self { v } else { nil } }
+    public var real: Double? { if case .real(let v) = self { v } else { nil } }
 }
 
 /// An SQLite error, with the database's own message.

@@ -126,6 +126,7 @@ extension Daemon: CacheSession {
                     throw SessionError(.failed, "cannot open the library: \(error)")
                 }
                 Self.fetchChapters(of: &items, known: library, timeout: timeout, into: cache.directory)
+                for i in items.indices { items[i].feed = feed }
                 let added: Int
                 do { added = try library.addAll(items) } catch {
                     throw SessionError(.failed, "cannot add the feed's items to the library: \(error)")

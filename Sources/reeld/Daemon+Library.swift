@@ -37,6 +37,30 @@ extension Daemon: LibrarySession {
 
     var libraryRevision: Int64 { (try? store.revision) ?? 0 }
 
+    func feeds() throws -> [FeedSummary] { try store.feeds() }
+
+    func changeFeed(named name: String, _ change: (inout EpisodeSettings) -> Void) throws -> FeedSummary {
+        let store = try store
+        let feed = try store.feed(named: name)
+        var summary = try store.feeds().first { $0.feed == feed } ?? FeedSummary(feed: feed, episodes: 0, settings: .none)
+        change(&summary.settings)
+        try store.setSettings(summary.settings, forFeed: feed)
+        library.reloadEpisodeSettings()
+        applyEpisodeSettings()
+        return summary
+    }
+
+    /// Gives queued episodes their feed's settings as the library has them now.
+    func applyEpisodeSettings() {
+        let byItem = library.episodeSettings
+        var changes: [EntryID: EpisodeSettings] = [:]
+        for entry in engine.queue.entries {
+            let settings = entry.itemID.flatMap { byItem[$0] } ?? .none
+            if settings != entry.episode { changes[entry.id] = settings }
+        }
+        if !changes.isEmpty { _ = run(.setEpisodeSettings(changes)) }
+    }
+
     func removeLibraryItem(_ id: Int64) throws -> Bool {
         let removed = try store.remove(id: id)
         if removed { catalogueRevision += 1 }

@@ -96,6 +96,7 @@ final class Daemon: Session {
     func restoreQueue() -> Int {
         guard let (stored, settings) = library.storedQueue() else { return 0 }
         perform(engine.restore(stored, settings: settings, now: monotonicNow()))
+        applyEpisodeSettings()
         engine.queue.entries.forEach(prober.probeIfUnknown)
         return stored.count
     }
@@ -122,6 +123,7 @@ final class Daemon: Session {
         case .downloadDone(let url, let result): downloadEnded(url, result)
         case .syncDone(let job, let result):
             catalogueRevision += 1
+            library.reloadEpisodeSettings()
             if let sync = syncs.removeValue(forKey: job) { syncEnded(result, sync.done) }
         case .importProgress(let job, let done, let total): jobs[job]?.progress(done, total)
         case .importDone(let job, let summary):

@@ -30,6 +30,8 @@ final class LibraryBridge {
     /// of the library says until the write lands (a pause, then the same item queued again
     /// at once, used to start from the position before the pause).
     private var positions: [Int64: MediaTime] = [:]
+    /// The settings of every episode whose feed has some, by item (`reel feed set`).
+    private(set) var episodeSettings: [Int64: EpisodeSettings] = [:]
 
     /// Why the library is unavailable or not being written to, if it is.
     var problem: String? { openError ?? writeError.map { "cannot write \(file): \($0)" } }
@@ -38,6 +40,7 @@ final class LibraryBridge {
         file = path
         do {
             library = try Library(path: path)
+            episodeSettings = (try? library?.episodeSettings()) ?? [:]
             openError = nil
             writer = LibraryWriter(path: path) { outcomes.post(.libraryWrite($0)) }
         } catch {
@@ -50,8 +53,15 @@ final class LibraryBridge {
     /// A queue entry for a library item: its local file if it has one, else its URL.
     func entry(for item: LibraryItem) -> NewEntry {
         let uri = item.localPath.map { URL(fileURLWithPath: $0).absoluteString } ?? item.remoteURL ?? ""
-        return NewEntry(uri: uri, itemID: item.id, metadata: item.metadata, resumeAt: positions[item.id] ?? item.position,
-                        prefersResume: item.fromFeed)
+        var entry = NewEntry(uri: uri, itemID: item.id, metadata: item.metadata, resumeAt: positions[item.id] ?? item.position,
+                             prefersResume: item.fromFeed)
+        entry.episode = episodeSettings[item.id] ?? .none
+        return entry
+    }
+
+    /// Reads the feeds' settings again (after `reel feed set`, or a sync that brought episodes).
+    func reloadEpisodeSettings() {
+        if let library { episodeSettings = (try? library.episodeSettings()) ?? episodeSettings }
     }
 
     /// Queued entries that the library knows get their item, its tags and
@@ -73,6 +83,7 @@ final class LibraryBridge {
             shared[item.id] = metadata
             enriched[i] = NewEntry(uri: entries[i].uri, itemID: item.id, metadata: entries[i].metadata ?? metadata,
                                    resumeAt: positions[item.id] ?? item.position, prefersResume: item.fromFeed)
+            enriched[i].episode = episodeSettings[item.id] ?? .none
         }
         return enriched
     }

@@ -231,6 +231,67 @@ final class RemoteMediaTests: OriginTestCase {
         XCTAssertTrue(try reel("chapters").1.contains("has no chapters"))
     }
 
+    func testAFeedsSettingsPlayItsEpisodesOnEveryBusAndOutliveARestart() throws {
+        try serve("show1.wav", seconds: 6)
+        try serve("show2.wav", seconds: 6, frequency: 660)
+        let feed = """
+            <?xml version="1.0"?><rss version="2.0"><channel><title>Show</title>
+            <item><title>Show One</title><enclosure url="show1.wav" type="audio/wav"/></item>
+            <item><title>Show Two</title><enclosure url="show2.wav" type="audio/wav"/></item>
+            </channel></rss>
+            """
+        try feed.write(to: served.appendingPathComponent("show.xml"), atomically: true, encoding: .utf8)
+        try startWithMPD([], ["--resume-min-length", "1"])
+        XCTAssertEqual(try reel("sync", "--no-download", origin.url("show.xml")).0, 0)
+        XCTAssertEqual(try reel("feed", "ls").1, "\(origin.url("show.xml"))  2 episodes  no settings")
+        let (status, said) = try reel("feed", "set", "show.xml", "rate", "1.5", "skip-intro", "2", "skip-outro", "1", "boost", "on")
+        XCTAssertEqual(status, 0, said)
+        XCTAssertEqual(said, "\(origin.url("show.xml"))  rate 1.5, skip-intro 0:02, skip-outro 0:01, boost on")
+
+        // MPRIS: the episode starts after its intro, at its feed's rate.
+        XCTAssertEqual(try reel("lib", "play", "Show").0, 0)
+        XCTAssertNotNil(waitForSignal { $0.member == "Seeked" && abs(($0.arguments.first?.int64 ?? 0) - 2_000_000) < 50_000 },
+                        "it starts 2 s in")
+        XCTAssertEqual(try get("Rate").double, 1.5)
+        // It ends 1 s early: 3 s of file at 1.5 take 2 s; then Show Two, also of the feed.
+        try waitForTitle("Show Two", timeout: 6)
+        XCTAssertEqual(try get("Rate").double, 1.5)
+
+        // A song of the music folder plays at the session's rate, and MPD's clients see the same.
+        try reel("add", media.tones[0].path)
+        try reel("goto", "3")
+        try waitForTitle("Tone 1")
+        XCTAssertEqual(try get("Rate").double, 1)
+        // MPD's bus: the first episode, queued and played from an MPD client, gets its feed's settings too.
+        let mpd = try connect(socketPath)
+        _ = try mpd.command("clear")
+        _ = try mpd.command("add \"\(origin.url("show1.wav"))\"")
+        _ = try mpd.command("play 0")
+        XCTAssertNotNil(waitForSignal { $0.member == "Seeked" && abs(($0.arguments.first?.int64 ?? 0) - 2_000_000) < 50_000 })
+        XCTAssertEqual(try get("Rate").double, 1.5)
+
+        // The settings outlive a restart, and the restored episode keeps them.
+        try player("Pause")
+        daemon!.stop()
+        try startWithMPD([], ["--resume-min-length", "1"])
+        XCTAssertTrue(try reel("feed", "ls").1.hasSuffix("rate 1.5, skip-intro 0:02, skip-outro 0:01, boost on"))
+        XCTAssertEqual(try get("Rate").double, 1.5, "the restored episode plays at its feed's rate")
+        XCTAssertEqual(try reel("feed", "set", "show.xml", "rate", "default").0, 0)
+        XCTAssertEqual(try get("Rate").double, 1, "at once, for the episode loaded")
+
+        // Bad settings change nothing and say why.
+        for bad in [["rate", "9"], ["skip-intro", "soon"], ["boost", "maybe"], ["trim", "on"], ["colour", "red"]] {
+            let (code, why) = try runTool(Binaries.reel, ["feed", "set", "show.xml"] + bad)
+            XCTAssertEqual(code, 2, "\(bad): \(why)")
+        }
+        let (code, why) = try reel("feed", "set", "nothing-like-it", "rate", "2")
+        XCTAssertNotEqual(code, 0)
+        XCTAssertTrue(why.contains("no feed nothing-like-it"), why)
+        assertError("org.freedesktop.DBus.Error.InvalidArgs") {
+            _ = try call(MPRIS.reel, "FeedSet", [.string("show.xml"), .vardict([("rate", .string("fast"))])])
+        }
+    }
+
     func testAJSONCatalogueIsSyncedWithoutDownloadsOnRequest() throws {
         try serve("a.wav", seconds: 1)
         try #"[{"url": "a.wav", "title": "Item A"}, {"url": "ftp://example.org/x.wav"}, {"title": "no url"}]"#

@@ -74,4 +74,21 @@ final class EngineEpisodeTests: XCTestCase {
         h.command(.setEpisodeSettings([h.id(2): EpisodeSettings(rate: 2)]))
         XCTAssertNil(h.backend.queued)
     }
+
+    func testAnOutroLearntAfterTheLoadIsCutByTheEngine() throws {
+        var h = Harness()
+        var episode = NewEntry(uri: "https://example.org/ep.mp3")   // its length unknown until it opens
+        episode.episode = EpisodeSettings(skipOutro: 10_000_000)
+        h.command(.add(entries: [episode, NewEntry(uri: "https://example.org/next.mp3")], after: nil, atStart: false, play: true))
+        let ends: [MediaTime?] = h.effects.compactMap { if case .backend(.load(_, _, _, let end, _)) = $0 { end } else { nil } }
+        XCTAssertEqual(ends, [nil], "the backend cannot be told where the outro starts")
+        h.finishLoad(length: 60_000_000)
+        let due = try XCTUnwrap(h.engine.deadline)
+        XCTAssertEqual(h.engine.position(at: due), 50_000_000, "the outro's start is a deadline")
+        h.now = due
+        h.tick(ms: 0)
+        XCTAssertEqual(h.currentID, h.id(2), "on to the next entry")
+        XCTAssertEqual(h.engine.queue[h.id(1)]?.resumeAt, 0)
+        XCTAssertTrue(h.effects.contains(.store(.finished(h.id(1)))), "played: \(h.effects)")
+    }
 }

@@ -38,6 +38,26 @@ final class LibraryTests: TempDirTestCase {
         XCTAssertTrue(moved(), "an item added by another connection")
     }
 
+    func testAFeedsSettingsReachItsEpisodes() throws {
+        let lib = try Library(path: path)
+        var a = ProbedItem(remoteURL: "https://example.org/a.mp3")
+        a.feed = "https://example.org/feed.xml"
+        var b = ProbedItem(remoteURL: "https://example.org/b.mp3")
+        b.feed = "https://example.org/other.xml"
+        _ = try lib.addAll([a, b, ProbedItem(localPath: "/music/song.ogg")])
+        XCTAssertEqual(try lib.feeds().map(\.feed), ["https://example.org/feed.xml", "https://example.org/other.xml"])
+        XCTAssertEqual(try lib.feed(named: "FEED"), "https://example.org/feed.xml", "words of its name, any case")
+        XCTAssertThrowsError(try lib.feed(named: "example.org"), "two feeds match")
+        XCTAssertThrowsError(try lib.feed(named: "nowhere"))
+        let talk = EpisodeSettings(rate: 1.25, skipIntro: 30_000_000, skipOutro: 0, voiceBoost: true)
+        try lib.setSettings(talk, forFeed: "https://example.org/feed.xml")
+        let id = try lib.item(forURI: "https://example.org/a.mp3").id
+        XCTAssertEqual(try lib.episodeSettings(), [id: talk])
+        XCTAssertEqual(try lib.feeds().first?.settings, talk)
+        XCTAssertEqual(try lib.feeds().first?.episodes, 1)
+        XCTAssertEqual(try Library(path: path).episodeSettings(), [id: talk], "kept in the file")
+    }
+
     func testAddingIsIdempotentAndFillsBlanks() throws {
         let lib = try Library(path: path)
         let a = try lib.add(ProbedItem(localPath: "/music/a.ogg"))

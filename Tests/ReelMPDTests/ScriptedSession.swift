@@ -224,4 +224,8 @@ final class ScriptedLibrary: LibrarySession {
         if let i = stored.firstIndex(where: { $0.info.id == id }) { stored[i].info.name = name }
     }
     var activePlaylist: PlaylistInfo? { nil }
+    func feeds() throws -> [FeedSummary] { [] }
+    func changeFeed(named name: String, _ change: (inout EpisodeSettings) -> Void) throws -> FeedSummary {
+        throw SessionError(.noSuchItem, "no feed \(name)")
+    }
 }
