@@ -317,7 +317,7 @@ public final class MPRISService {
         if published.replayGain != now.replayGain { reelChanged.append(("ReplayGain", .string(now.replayGain.rawValue))) }
         if published.video != now.video { reelChanged.append(("Video", .boolean(now.video))) }
         if published.activity != now.activity { reelChanged.append(("Activity", .string(now.activity ?? ""))) }
-        if published.current?.metadata.chapters != now.current?.metadata.chapters {
+        if published.current?.metadata.chapters ?? [] != now.current?.metadata.chapters ?? [] {
             reelChanged.append(("Chapters", PropertyValues.chapters(now)))
         }
         if published.chapter != now.chapter { reelChanged.append(("Chapter", .int32(Int32(clamping: now.chapter ?? -1)))) }

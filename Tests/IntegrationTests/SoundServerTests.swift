@@ -351,4 +351,43 @@ final class SoundServerTests: DaemonTestCase {
         let back = recording.level(from: resumed + 500_000, to: resumed + 1_400_000)
         XCTAssertEqual(back, full, accuracy: 2, "resumed at the level it had before the fade")
     }
+
+    // MARK: A feed's voice boost
+
+    /// The same episode, 3 s quiet (30 dB below) then 3 s loud, from two feeds, one with its voice
+    /// boost on: heard through it, the quiet part comes up towards the loud one; without it, not.
+    func testAFeedsVoiceBoostEvensTheLevelHeardOnPulseAudio() throws {
+        let served = home.appendingPathComponent("served")
+        try FileManager.default.createDirectory(at: served, withIntermediateDirectories: true)
+        for name in ["plain.wav", "boosted.wav"] {
+            try Tones.ffmpeg(["-f", "lavfi", "-i", "sine=frequency=300:duration=3,volume=-18dB", "-f", "lavfi",
+                              "-i", "sine=frequency=300:duration=3,volume=12dB", "-filter_complex", "[0][1]concat=n=2:v=0:a=1",
+                              "-ar", "48000", "-ac", "2", served.appendingPathComponent(name).path])
+        }
+        let origin = try Origin(serving: served, home: home)
+        defer { origin.stop() }
+        for (feed, file) in [("plain.xml", "plain.wav"), ("boosted.xml", "boosted.wav")] {
+            try "<rss><channel><item><title>\(file)</title><enclosure url=\"\(file)\"/></item></channel></rss>"
+                .write(to: served.appendingPathComponent(feed), atomically: true, encoding: .utf8)
+        }
+        let recording = try play([], on: .pulse)
+        for feed in ["plain.xml", "boosted.xml"] {
+            XCTAssertEqual(try reel("sync", "--no-download", origin.url(feed)).0, 0)
+        }
+        XCTAssertEqual(try reel("feed", "set", "boosted.xml", "boost", "on").0, 0)
+        XCTAssertEqual(try reel("lib", "play", "wav").0, 0)   // boosted.wav, then plain.wav (by title)
+        try waitForTitle("plain.wav", timeout: 15)
+        let second = monotonicNow()
+        try waitForStatus("Stopped", timeout: 15)
+        recording.stop()
+        let start = try XCTUnwrap(recording.sounds().first?.start, "nothing was heard")
+        func spread(_ from: MonotonicTime) -> Double {
+            recording.level(from: from + 3_800_000, to: from + 5_500_000) - recording.level(from: from + 1_000_000, to: from + 2_500_000)
+        }
+        let boosted = spread(start)
+        let plain = spread(try XCTUnwrap(recording.firstSound(after: second - 300_000)))
+        XCTAssertEqual(plain, 30, accuracy: 2, "without the boost, the quiet part is heard 30 dB below the loud one")
+        XCTAssertLessThan(boosted, plain - 8, "with it, \(boosted) dB below")
+        XCTAssertFalse(daemon!.text.contains("cannot set the audio filters"), daemon!.text)
+    }
 }
