@@ -9,16 +9,24 @@ public struct Chapter: Equatable, Sendable {
     }
 
     /// The chapters as a list to play by: in order of start, one a start, none before 0. Titles
-    /// are trimmed; an untitled chapter is called by its number, as players show it.
+    /// are one line, trimmed (a chapters document may hold a NUL, which no D-Bus string may); an
+    /// untitled chapter is called by its number, as players show it.
     public static func normalized(_ chapters: [Chapter]) -> [Chapter] {
         var seen = Set<MediaTime>()
-        return chapters.map { Chapter(start: max($0.start, 0), title: $0.title.trimmed()) }
+        return chapters.map { Chapter(start: max($0.start, 0), title: oneLine($0.title)) }
             .sorted { $0.start < $1.start }
             .filter { seen.insert($0.start).inserted }
             .enumerated().map { n, chapter in
                 chapter.title.isEmpty ? Chapter(start: chapter.start, title: "Chapter \(n + 1)") : chapter
             }
     }
+}
+
+/// Control characters (line breaks, NUL) as spaces, then trimmed.
+private func oneLine(_ text: String) -> String {
+    String(String.UnicodeScalarView(text.unicodeScalars.map {
+        $0.properties.generalCategory == .control ? " " : $0
+    })).trimmed()
 }
 
 extension [Chapter] {

@@ -18,10 +18,10 @@ extension Engine {
     /// When the chapter after the one heard starts to be heard, by the estimate of what is heard;
     /// nil while the position does not run.
     var nextChapterHeardAt: MonotonicTime? {
-        let anchor = tracker.anchor, chapters = loadedChapters
+        let chapters = loadedChapters
         let next = state.load?.chapter.map { $0 + 1 } ?? 0
-        guard anchor.running, anchor.rate > 0, next < chapters.count else { return nil }
-        return anchor.at + MonotonicTime((Double(chapters[next].start - anchor.position) / anchor.rate).rounded(.up))
+        guard next < chapters.count else { return nil }
+        return tracker.anchor.time(reaching: chapters[next].start)
     }
 
     /// Moves to a chapter of the loaded entry: the next, the previous (the start of this one when

@@ -31,8 +31,7 @@ extension Engine {
     private var endOfEntryHeardAt: MonotonicTime? {
         guard let entry = state.token.flatMap({ queue[$0.entry] }),
               let end = entry.range?.end ?? entry.metadata.length else { return nil }
-        let anchor = tracker.anchor
-        return anchor.at + MonotonicTime((Double(end - Engine.sleepEndMargin - anchor.position) / anchor.rate).rounded())
+        return tracker.anchor.time(reaching: end - Engine.sleepEndMargin)
     }
 
     /// The sleep timer's next moment: the fade's start, its next step, or the pause.

@@ -75,11 +75,7 @@ extension Engine {
     }
 
     /// When the outro starts to be heard; nil while the position does not run.
-    var outroHeardAt: MonotonicTime? {
-        let anchor = tracker.anchor
-        guard anchor.running, anchor.rate > 0, let cut = outroCut else { return nil }
-        return anchor.at + MonotonicTime((Double(cut - anchor.position) / anchor.rate).rounded(.up))
-    }
+    var outroHeardAt: MonotonicTime? { outroCut.flatMap(tracker.anchor.time(reaching:)) }
 
     /// Ends the episode at its outro, as if its file ended there: played, and on to the next entry.
     mutating func cutOutroIfDue(now: MonotonicTime) -> [Effect] {

@@ -23,6 +23,12 @@ public struct PositionAnchor: Equatable, Sendable {
         return position + MediaTime((Double(now - at) * rate).rounded())
     }
 
+    /// When the motion reaches `target` (µs, rounded up, so never before); nil while it does not run.
+    public func time(reaching target: MediaTime) -> MonotonicTime? {
+        guard running, rate > 0 else { return nil }
+        return at + MonotonicTime((Double(target - position) / rate).rounded(.up))
+    }
+
     /// The same motion re-based at `now`, with new rate and running flag.
     public func rebased(at now: MonotonicTime, rate: Double? = nil, running: Bool? = nil) -> PositionAnchor {
         PositionAnchor(position: position(at: now), at: now, rate: rate ?? self.rate, running: running ?? self.running)

@@ -18,6 +18,7 @@ extension Library {
     /// The feed a user names: exactly as synced, else the one feed whose name holds the words
     /// (case ignored). Throws a message that lists the candidates when there are several.
     public func feed(named name: String) throws -> String {
+        guard !name.trimmed().isEmpty else { throw SessionError(.invalidArgument, "a feed is named by its URL or words of it") }
         let known = try feeds().map(\.feed)
         if known.contains(name) { return name }
         let matches = known.filter { $0.lowercased().contains(name.lowercased()) }

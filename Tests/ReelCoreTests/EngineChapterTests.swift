@@ -108,5 +108,6 @@ final class EngineChapterTests: XCTestCase {
         XCTAssertEqual(list.index(at: 100), 2)
         XCTAssertNil([Chapter(start: 10, title: "late")].index(at: 3), "before a late first chapter there is none")
         XCTAssertNil([Chapter]().index(at: 3))
+        XCTAssertEqual(Chapter.normalized([Chapter(start: 0, title: "a\u{0}b\nc\t")]).first?.title, "a b c")
     }
 }

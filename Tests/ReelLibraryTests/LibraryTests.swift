@@ -49,6 +49,7 @@ final class LibraryTests: TempDirTestCase {
         XCTAssertEqual(try lib.feed(named: "FEED"), "https://example.org/feed.xml", "words of its name, any case")
         XCTAssertThrowsError(try lib.feed(named: "example.org"), "two feeds match")
         XCTAssertThrowsError(try lib.feed(named: "nowhere"))
+        XCTAssertThrowsError(try lib.feed(named: " "), "no name names every feed")
         let talk = EpisodeSettings(rate: 1.25, skipIntro: 30_000_000, skipOutro: 0, voiceBoost: true)
         try lib.setSettings(talk, forFeed: "https://example.org/feed.xml")
         let id = try lib.item(forURI: "https://example.org/a.mp3").id
