@@ -5,6 +5,8 @@ extension Engine {
         case .play: return .success(play(now: now))
         case .pause: return .success(pause(now: now))
         case .playPause: return .success(state.wantsToPlay ? pause(now: now) : play(now: now))
+        case .setPaused(true): return .success(pause(now: now))
+        case .setPaused(false): return .success(state.status == .paused ? play(now: now) : [])
         case .stop: return .success(stop(now: now))
         case .next: return .success(next(now: now))
         case .previous: return .success(previous(now: now))

@@ -119,7 +119,7 @@ public struct Engine: Sendable {
     /// with a PlaybackStatus/Rate change, which carries Position).
     mutating func tellWidgets(now: MonotonicTime) {
         widgetsTold = PositionAnchor(position: tracker.position(at: now), at: now, rate: rate,
-                                   running: state.mprisStatus == "Playing")
+                                   running: state.status == .playing)
     }
 
     /// Seeked, when widgets now believe something else than the estimate.
@@ -134,7 +134,7 @@ public struct Engine: Sendable {
         let current = queue.current
         let loaded = state.token != nil
         return Snapshot(
-            status: state.mprisStatus,
+            status: state.status,
             loop: settings.loop,
             stopAfter: settings.stopAfter,
             consume: settings.consume,

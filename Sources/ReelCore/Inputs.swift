@@ -31,6 +31,8 @@ public enum ResumePolicy: Equatable, Sendable {
 /// Arguments are already validated by the adapter: URIs are playable, rates finite.
 public enum Command: Equatable, Sendable {
     case play, pause, playPause, stop, next, previous
+    /// MPD's `pause 1` and `pause 0`: pauses, or resumes a paused player (a stopped one stays stopped).
+    case setPaused(Bool)
     /// Relative seek in µs (MPRIS `Seek`).
     case seek(by: MediaTime)
     /// Absolute seek within the given entry (MPRIS `SetPosition`).

@@ -1,3 +1,18 @@
+/// Whether the player plays, as every bus tells it: MPRIS's PlaybackStatus (the raw values), MPD's
+/// `state` (`mpdState`).
+public enum PlaybackStatus: String, Equatable, Sendable {
+    case playing = "Playing", paused = "Paused", stopped = "Stopped"
+
+    /// MPD's `state:` word.
+    public var mpdState: String {
+        switch self {
+        case .playing: "play"
+        case .paused: "pause"
+        case .stopped: "stop"
+        }
+    }
+}
+
 /// The playback state machine's states. Each case carries what is valid in it.
 public enum PlaybackState: Equatable, Sendable {
     /// Nothing is loaded in the backend; the position is 0.
@@ -43,12 +58,12 @@ public enum PlaybackState: Equatable, Sendable {
         }
     }
 
-    /// The MPRIS PlaybackStatus string.
-    public var mprisStatus: String {
+    /// What clients are told: Playing also while loading to play or stalled.
+    public var status: PlaybackStatus {
         switch self {
-        case .stopped: "Stopped"
-        case .paused, .loading(_, false): "Paused"
-        case .playing, .buffering, .loading(_, true): "Playing"
+        case .stopped: .stopped
+        case .paused, .loading(_, false): .paused
+        case .playing, .buffering, .loading(_, true): .playing
         }
     }
 }

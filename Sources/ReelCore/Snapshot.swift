@@ -1,7 +1,7 @@
 /// Everything a client can observe, as of the end of a step. The MPRIS
 /// adapter diffs consecutive snapshots to decide which properties changed.
 public struct Snapshot: Equatable, Sendable {
-    public var status: String
+    public var status: PlaybackStatus
     public var loop: LoopStatus
     public var stopAfter: StopAfter
     public var consume: Bool

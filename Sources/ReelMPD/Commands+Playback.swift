@@ -20,13 +20,7 @@ extension MPDCommands {
             return Reply()
         },
         "pause": Entry(arguments: 0...1) { mpd, args, _ throws(Ack) in
-            if args.count == 0 {
-                try mpd.run(.playPause)
-            } else if try args.bool(0) {
-                try mpd.run(.pause)
-            } else if mpd.session.snapshot.status == "Paused" {
-                try mpd.run(.play)   // MPD: `pause 0` resumes a paused player and leaves a stopped one
-            }
+            try mpd.run(args.count == 0 ? .playPause : .setPaused(try args.bool(0)))
             return Reply()
         },
         "stop": Entry(arguments: 0...0) { mpd, _, _ throws(Ack) in try mpd.run(.stop); return Reply() },
@@ -41,7 +35,7 @@ extension MPDCommands {
             return Reply()
         },
         "seekcur": Entry(arguments: 1...1) { mpd, args, _ throws(Ack) in
-            guard let current = mpd.session.snapshot.current, mpd.session.snapshot.status != "Stopped" else {
+            guard let current = mpd.session.snapshot.current, mpd.session.snapshot.status != .stopped else {
                 throw Ack(.playerSync, "Not playing")
             }
             let time = try args.seconds(0)
@@ -137,7 +131,7 @@ extension MPDCommands {
     /// `next` and `previous`: as in MPD, a paused player plays the song it goes to
     /// (MPRIS's Next keeps a pause: the engine's rule).
     func skip(_ command: Command) throws(Ack) {
-        let paused = Self.state(session.snapshot.status) == "pause"
+        let paused = session.snapshot.status == .paused
         try run(command)
         if paused { try run(.play) }
     }

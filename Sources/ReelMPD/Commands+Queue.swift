@@ -56,7 +56,7 @@ extension MPDCommands {
             let id = try args.id(0)
             let range = try args.timeRange(1)
             let (entry, _) = try mpd.entry(id: id)
-            if entry.id == mpd.session.snapshot.current?.id, mpd.session.snapshot.status != "Stopped" {
+            if entry.id == mpd.session.snapshot.current?.id, mpd.session.snapshot.status != .stopped {
                 throw Ack(.permission, "Cannot edit the current song")
             }
             try mpd.run(.setRange(entry.id, range))

@@ -44,14 +44,6 @@ extension MPDCommands {
         }
     }
 
-    static func state(_ status: String) -> String {
-        switch status {
-        case "Playing": "play"
-        case "Paused": "pause"
-        default: "stop"
-        }
-    }
-
     func status() -> Reply {
         changes.syncQueue(session)
         let snapshot = session.snapshot
@@ -66,7 +58,7 @@ extension MPDCommands {
         reply.add("playlist", changes.version)
         reply.add("playlistlength", snapshot.queueCount)
         reply.add("mixrampdb", "0.000000")
-        let state = Self.state(snapshot.status)
+        let state = snapshot.status.mpdState
         reply.add("state", state)
         if let current = snapshot.current, let position = queue.index(of: current.id) {
             reply.add("song", position)

@@ -118,7 +118,7 @@ public final class MPDCommands {
     /// What changed since the last call, as subsystems; call once a loop turn.
     public func update(_ announcements: [Announcement]) -> Set<Subsystem> {
         let now = monotonicNow()
-        let playing = session.snapshot.status == "Playing"
+        let playing = session.snapshot.status == .playing
         if let since = playingSince { played += now - since }
         playingSince = playing ? now : nil
         if let library {

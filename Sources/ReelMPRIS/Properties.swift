@@ -26,7 +26,7 @@ enum PropertyValues {
         case (MPRIS.root, "DesktopEntry"): .string("reel")
         case (MPRIS.root, "SupportedUriSchemes"): .strings(URLParts.playableSchemes)
         case (MPRIS.root, "SupportedMimeTypes"): .strings(mimeTypes)
-        case (MPRIS.player, "PlaybackStatus"): .string(s.status)
+        case (MPRIS.player, "PlaybackStatus"): .string(s.status.rawValue)
         case (MPRIS.player, "LoopStatus"): .string(s.loop.rawValue)
         case (MPRIS.player, "Rate"): .double(s.rate)
         case (MPRIS.player, "Shuffle"): .boolean(s.shuffle)

@@ -139,7 +139,7 @@ final class ChapterTests: DaemonTestCase {
     }
 
     func testMPDShowsTheChapterAndIdleWakesWhenItChanges() throws {
-        try loadPaused([Self.episodes["mp3"]!])
+        try loadPaused([Self.episodes["mp3"]!], ["--resume-min-length", "1"])
         let mpd = try connect(socketPath)
         XCTAssertEqual(try mpd.pairs("currentsong")["Name"], "Opening")
         XCTAssertEqual(try mpd.pairs("currentsong")["Title"], "Episode")
@@ -148,6 +148,11 @@ final class ChapterTests: DaemonTestCase {
         XCTAssertEqual(try reel("chapter", "next").0, 0)
         XCTAssertEqual(idler.reply(timeout: 5)?.first, "changed: player")
         XCTAssertEqual(try mpd.pairs("currentsong")["Name"], "Middle part")
+        // MPD's next moves by chapter too, in a long entry (the resume length is 1 s here), and plays.
+        _ = try mpd.command("next")
+        XCTAssertTrue(seeked(to: 3_975_000))
+        XCTAssertEqual(try mpd.pairs("currentsong")["Name"], "Ending")
+        XCTAssertEqual(try mpd.pairs("status")["state"], "play")
         _ = try mpd.command("tagtypes disable Name")
         XCTAssertNil(try mpd.pairs("currentsong")["Name"], "a client that turned Name off does not get it")
     }

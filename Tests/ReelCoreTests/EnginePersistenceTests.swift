@@ -167,6 +167,6 @@ final class EnginePersistenceTests: XCTestCase {
         XCTAssertEqual(engine.settings, settings)
         XCTAssertTrue(effects.contains(.backend(.setRate(1.5))))
         XCTAssertTrue(effects.contains { if case .backend(.load(_, "file:///2", 4_000_000, nil, true)) = $0 { true } else { false } })
-        XCTAssertEqual(engine.snapshot.status, "Paused")
+        XCTAssertEqual(engine.snapshot.status, .paused)
     }
 }

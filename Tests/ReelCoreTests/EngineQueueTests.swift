@@ -261,7 +261,7 @@ final class EngineStopAfterTests: XCTestCase {
         XCTAssertNil(h.backend.queued, "nothing may follow without a gap now")
         let first = h.id(1)
         h.event(.endOfFile(h.token))
-        XCTAssertEqual(h.engine.snapshot.status, "Stopped")
+        XCTAssertEqual(h.engine.snapshot.status, .stopped)
         XCTAssertEqual(h.currentID, first)
         XCTAssertEqual(h.engine.settings.stopAfter, .eachEntry)
     }

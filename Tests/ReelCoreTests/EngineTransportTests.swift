@@ -214,4 +214,20 @@ final class EngineTransportTests: XCTestCase {
         XCTAssertEqual(h.position, 5_100_000)
     }
 
+
+    func testSetPausedIsMPDsPauseRule() {
+        var h = Harness(uris: ["file:///1.ogg"], play: false)
+        h.command(.setPaused(false))
+        XCTAssertEqual(h.engine.snapshot.status, .stopped, "pause 0 leaves a stopped player stopped")
+        h.command(.play)
+        h.finishLoad()
+        h.command(.setPaused(true))
+        XCTAssertEqual(h.engine.snapshot.status, .paused)
+        h.command(.setPaused(true))
+        XCTAssertEqual(h.engine.snapshot.status, .paused, "twice is once")
+        h.command(.setPaused(false))
+        XCTAssertEqual(h.engine.snapshot.status, .playing)
+        XCTAssertEqual(PlaybackStatus.playing.mpdState, "play")
+        XCTAssertEqual(PlaybackStatus.stopped.rawValue, "Stopped")
+    }
 }

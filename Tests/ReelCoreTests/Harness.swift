@@ -120,7 +120,7 @@ struct Harness {
             }
         }
     }
-    var status: String { engine.snapshot.status }
+    var status: String { engine.snapshot.status.rawValue }
     var currentID: EntryID? { engine.queue.currentID }
     var position: MediaTime { engine.position(at: now) }
     var seekedPositions: [MediaTime] {
