@@ -5,11 +5,20 @@ extension Engine {
         state.token.flatMap { queue[$0.entry]?.metadata.chapters } ?? []
     }
 
+    /// A position this close before a chapter's start is in that chapter: mpv lands a seek to a
+    /// chapter's start a µs short of it now and then (seconds as doubles, rounded to µs).
+    static let chapterSlack: MediaTime = 1_000
+
+    /// The index of the loaded entry's chapter at `position`.
+    func chapterIndex(at position: MediaTime) -> Int? {
+        loadedChapters.index(at: position + Engine.chapterSlack)
+    }
+
     /// Brings the chapter of the current load up to what is heard at `now`. Run at the end of
     /// every step, so that the snapshot (and through it every bus) names the chapter heard.
     mutating func followChapter(now: MonotonicTime) {
         guard var load = state.load else { return }
-        let chapter = loadedChapters.index(at: position(at: now))
+        let chapter = chapterIndex(at: position(at: now))
         guard load.chapter != chapter else { return }
         load.chapter = chapter
         state.load = load
@@ -21,7 +30,7 @@ extension Engine {
         let chapters = loadedChapters
         let next = state.load?.chapter.map { $0 + 1 } ?? 0
         guard next < chapters.count else { return nil }
-        return tracker.anchor.time(reaching: chapters[next].start)
+        return tracker.anchor.time(reaching: chapters[next].start - Engine.chapterSlack)
     }
 
     /// Moves to a chapter of the loaded entry: the next, the previous (the start of this one when
@@ -30,7 +39,7 @@ extension Engine {
         let chapters = loadedChapters
         guard !chapters.isEmpty else { return .failure(.invalidArgument("the track that plays has no chapters")) }
         let here = position(at: now)
-        let index = chapters.index(at: here)
+        let index = chapterIndex(at: here)
         let target: Int
         switch move {
         case .number(let n):
@@ -71,7 +80,7 @@ extension Engine {
         guard keysMoveByChapter else { return nil }
         let chapters = loadedChapters
         let here = position(at: now)
-        guard let index = chapters.index(at: here),
+        guard let index = chapterIndex(at: here),
               index > 0 || here > chapters[0].start + Engine.restartThreshold else { return nil }
         return try? goToChapter(.previous, now: now).get()
     }

@@ -41,8 +41,8 @@ final class ChapterTests: DaemonTestCase {
     }()
 
     /// Loads `file` paused and waits until its chapters are known.
-    private func loadPaused(_ files: [URL], _ extra: [String] = []) throws {
-        _ = try startDaemon(files, ["--paused"] + extra)
+    private func loadPaused(_ files: [URL], _ extra: [String] = [], environment: [String: String] = [:]) throws {
+        _ = try startDaemon(files, ["--paused"] + extra, environment: environment)
         let deadline = Date().addingTimeInterval(10)
         while (try get("Chapters", MPRIS.reel).array ?? []).isEmpty {
             guard Date() < deadline else { throw TestFailure("no chapters were read") }
@@ -92,7 +92,7 @@ final class ChapterTests: DaemonTestCase {
         }, "the second chapter was announced")
         let heard = try position()
         XCTAssertEqual(changed.changedProperties?["Metadata"]?.dictionary?["reel:chapter"]?.string, "Middle part")
-        XCTAssertGreaterThanOrEqual(heard, 2_000_000, "not before it is heard")
+        XCTAssertGreaterThanOrEqual(heard, 2_000_000 - 1_000, "not before it is heard (but for the engine's 1 ms slack)")
         XCTAssertLessThan(heard, 2_300_000, "nor long after")
     }
 

@@ -20,14 +20,23 @@ final class EngineChapterTests: XCTestCase {
         var h = playing(from: 59_000_000)
         XCTAssertEqual(h.engine.snapshot.chapter, 0)
         let due = try XCTUnwrap(h.engine.deadline, "the next chapter's start is a deadline")
-        XCTAssertEqual(h.engine.position(at: due), 60_000_000, "it is when the chapter starts to be heard")
-        h.advance(ms: (due - h.now) / 1000 - 1)
+        XCTAssertEqual(h.engine.position(at: due), 60_000_000 - Engine.chapterSlack,
+                       "it is when the chapter starts to be heard (within the slack of a landing)")
+        h.now = due - 1
         h.tick(ms: 0)
-        XCTAssertEqual(h.engine.snapshot.chapter, 0, "a ms before")
+        XCTAssertEqual(h.engine.snapshot.chapter, 0, "a µs before")
         h.now = due
         h.tick(ms: 0)
         XCTAssertEqual(h.engine.snapshot.chapter, 1)
-        XCTAssertEqual(h.engine.position(at: h.engine.deadline!), 300_000_000, "then the next one's")
+        XCTAssertEqual(h.engine.position(at: h.engine.deadline!), 300_000_000 - Engine.chapterSlack, "then the next one's")
+    }
+
+    func testASeekThatLandsAMicrosecondShortIsInTheChapterSoughtTo() {
+        var h = playing(from: 70_000_000)
+        h.command(.pause)
+        h.command(.goToChapter(.number(3)))
+        h.event(.restarted(h.token, position: 299_999_999))   // mpv's seconds, rounded to µs
+        XCTAssertEqual(h.engine.snapshot.chapter, 2)
     }
 
     func testNoChapterDeadlineWhilePaused() {
