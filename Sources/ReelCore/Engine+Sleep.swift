@@ -12,6 +12,10 @@ extension Engine {
         if case .after(let time) = mode, time <= 0 {
             return .failure(.invalidArgument("the sleep timer needs a time of more than 0"))
         }
+        if mode == .endOfTrack || (mode == .endOfChapter && loadedChapters.isEmpty),
+           let load = state.load, !load.pending, let entry = queue[load.token.entry], entry.metadata.length == nil {
+            return .failure(.invalidArgument("what plays has no end (a live stream): give the sleep timer a time"))
+        }
         let restore: [Effect] = sleep?.fadeFrom != nil ? [.backend(.setVolume(settings.volume))] : []
         sleep = mode.map { SleepTimer(mode: $0, left: $0.time ?? 0) }
         return .success(restore)

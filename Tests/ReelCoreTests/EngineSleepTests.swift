@@ -77,7 +77,7 @@ final class EngineSleepTests: XCTestCase {
         XCTAssertEqual(Double(h.engine.sleepLeft(at: h.now)!), 8_000_000 - 40_000, accuracy: 1_000)
         _ = run(&h, ms: 9_000)
         XCTAssertEqual(h.status, "Paused")
-        XCTAssertEqual(h.backend.seeks.last, 7_000_000, "back to where the fade began, a second before the chapter's end")
+        XCTAssertEqual(h.backend.seeks.last, 7_000_000 - Engine.chapterSlack, "back to where the fade began, a second before the chapter's end")
         XCTAssertEqual(h.currentID, h.id(1))
 
         h.command(.setSleep(.endOfTrack))
@@ -94,5 +94,15 @@ final class EngineSleepTests: XCTestCase {
         var h = playing()
         XCTAssertEqual(h.command(.setSleep(.after(0))), .invalidArgument("the sleep timer needs a time of more than 0"))
         XCTAssertNil(h.engine.snapshot.sleep)
+    }
+
+    func testALiveStreamHasNoEndToSleepAt() {
+        var h = Harness(uris: ["https://radio.example.org/live"], play: true)
+        h.event(.loaded(h.token, TrackMetadata(), seekable: false))
+        h.event(.restarted(h.token, position: 0))
+        let refusal = CommandError.invalidArgument("what plays has no end (a live stream): give the sleep timer a time")
+        XCTAssertEqual(h.command(.setSleep(.endOfTrack)), refusal)
+        XCTAssertEqual(h.command(.setSleep(.endOfChapter)), refusal)
+        XCTAssertNil(h.command(.setSleep(.after(60_000_000))))
     }
 }
