@@ -20,7 +20,8 @@ public enum CLICommand: Equatable, Sendable {
     case replayGain(String?)
     /// nil: print whether video is shown.
     case video(Bool?)
-    case chapters(json: Bool)
+    /// The current entry's chapters, or those of the entry at this place of the queue (from 1).
+    case chapters(Int?, json: Bool)
     /// "next", "previous" or a chapter's number from 1, as GoToChapter takes it.
     case chapter(String)
     /// What Sleep takes (checked here first); nil: print the timer.
@@ -156,8 +157,11 @@ public enum Arguments {
             guard let on = onOff(try one()) else { throw UsageError("video takes on or off") }
             command = .video(on)
         case "chapters":
-            guard operands.allSatisfy({ $0 == "--json" }) else { throw UsageError("chapters takes only --json") }
-            command = .chapters(json: !operands.isEmpty)
+            let places = operands.filter { $0 != "--json" }
+            guard places.count <= 1, places.allSatisfy({ Int($0).map { $0 >= 1 } ?? false }) else {
+                throw UsageError("chapters takes a place in the queue (from 1) and --json")
+            }
+            command = .chapters(places.first.flatMap { Int($0) }, json: operands.contains("--json"))
         case "chapter":
             let which = try one().lowercased()
             guard ["next", "prev", "previous"].contains(which) || (Int(which).map { $0 >= 1 } ?? false) else {

@@ -69,7 +69,7 @@ public final class Client {
         case .replayGain(nil): write(try get("ReplayGain", on: Client.reel).string ?? "?")
         case .video(let on?): try set("Video", .boolean(on), on: Client.reel)
         case .video(nil): write(try get("Video", on: Client.reel).bool == true ? "on" : "off")
-        case .chapters(let json): try printChapters(json: json)
+        case .chapters(let place, let json): try printChapters(of: place, json: json)
         case .chapter(let which): _ = try call(Client.reel, "GoToChapter", [.string(which)])
         case .sleep(let when?): _ = try call(Client.reel, "Sleep", [.string(when)])
         case .sleep(nil):
@@ -124,21 +124,32 @@ public final class Client {
         return status
     }
 
-    /// The current entry's chapters, one a line: number, start, title; the one heard marked with "*".
-    private func printChapters(json: Bool) throws {
-        let chapters: [(start: Int64, title: String)] = (try get("Chapters", on: Client.reel).array ?? []).compactMap {
+    /// An entry's chapters (the current one's without a place), one a line: number, start, title;
+    /// the one heard marked with "*".
+    private func printChapters(of place: Int?, json: Bool) throws {
+        let list: DBusValue?
+        if let place {
+            list = try call(Client.reel, "GetChapters", [.objectPath(try track(place))]).first
+        } else {
+            list = try get("Chapters", on: Client.reel)
+        }
+        let chapters: [(start: Int64, title: String)] = (list?.array ?? []).compactMap {
             guard case .structure(let fields) = $0, fields.count == 2, let start = fields[0].int64,
                   let title = fields[1].string else { return nil }
             return (start, title)
         }
-        let heard = Int(try get("Chapter", on: Client.reel).int64 ?? -1)
+        var isCurrent = place == nil
+        if let place { isCurrent = try track(place) == status().trackID }
+        let heard = isCurrent ? Int(try get("Chapter", on: Client.reel).int64 ?? -1) : -1
         if json {
             write(jsonLine(chapters.enumerated().map { n, chapter in
                 ["number": n + 1, "start": chapter.start, "title": chapter.title, "playing": n == heard] as [String: Any]
             }))
             return
         }
-        guard !chapters.isEmpty else { throw BusError.failed("the track that plays has no chapters") }
+        guard !chapters.isEmpty else {
+            throw BusError.failed(place.map { "entry \($0) has no chapters" } ?? "the track that plays has no chapters")
+        }
         for (n, chapter) in chapters.enumerated() {
             write("\(n == heard ? "*" : " ") \(n + 1)  \(ClockText.format(chapter.start))  \(chapter.title.printable)")
         }

@@ -84,8 +84,9 @@ public struct CommandSpec: Sendable {
         CommandSpec("replaygain", aliases: ["rg"], ["replaygain [off|track|album]"],
                     "Level files by their ReplayGain tags; without a mode, print the current one.",
                     examples: ["reel replaygain album"], operands: .words(["off", "track", "album"]), group: "Playback"),
-        CommandSpec("chapters", ["chapters [--json]"], "List the chapters of the track that plays: number, start, title; "
-                    + "the one heard is marked with an asterisk.", flags: ["--json"], group: "Playback"),
+        CommandSpec("chapters", ["chapters [N] [--json]"], "List the chapters of the track that plays, or of entry N of "
+                    + "the queue: number, start, title; the one heard is marked with an asterisk.", flags: ["--json"],
+                    operands: .queueIndex, group: "Playback"),
         CommandSpec("chapter", ["chapter next|prev|N"], "Go to the next chapter, the previous one (the start of this one "
                     + "after its first 3 s), or chapter N.", examples: ["reel chapter next", "reel chapter 3"],
                     operands: .words(["next", "prev"]), group: "Playback"),

@@ -129,6 +129,9 @@ public final class MPRISService {
         case (MPRIS.reel, "QueuePage"):
             return queuePage(offset: Int(args[0].int64!), limit: Int(args[1].int64!))
         case (MPRIS.reel, "Clear"): try run(.clear)
+        case (MPRIS.reel, "GetChapters"):
+            guard let entry = host.queue[try entry(args[0].string!)] else { return [] }
+            return [PropertyValues.chapters(entry.metadata.chapters)]
         case (MPRIS.reel, "GoToChapter"): try run(.goToChapter(try Self.chapterMove(args[0].string!)))
         case (MPRIS.reel, "Sleep"):
             let mode: SleepMode?

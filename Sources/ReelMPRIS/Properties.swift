@@ -12,8 +12,10 @@ enum PropertyValues {
     ]
 
     /// The current entry's chapters, as (start in µs, title).
-    static func chapters(_ s: Snapshot) -> DBusValue {
-        .array(elementSignature: "(xs)", (s.current?.metadata.chapters ?? []).map { .structure([.int64($0.start), .string($0.title)]) })
+    static func chapters(_ s: Snapshot) -> DBusValue { chapters(s.current?.metadata.chapters ?? []) }
+
+    static func chapters(_ list: [Chapter]) -> DBusValue {
+        .array(elementSignature: "(xs)", list.map { .structure([.int64($0.start), .string($0.title)]) })
     }
 
     static func value(_ interface: String, _ name: String, host: any Session, version: String) -> DBusValue? {

@@ -157,6 +157,25 @@ final class ChapterTests: DaemonTestCase {
         XCTAssertNil(try mpd.pairs("currentsong")["Name"], "a client that turned Name off does not get it")
     }
 
+    func testAQueuedEntryShowsItsChaptersBeforeItPlays() throws {
+        try startPlaying([media.tones[0], Self.episodes["ogg"]!])
+        // The probe of the queued episode reads its chapters off the loop.
+        let deadline = Date().addingTimeInterval(10)
+        var listing = ""
+        repeat {
+            listing = try reel("chapters", "2").1
+            if listing.contains("Ending") { break }
+            listen(for: 0.1)
+        } while Date() < deadline
+        XCTAssertEqual(listing.split(separator: "\n").map { $0.drop { $0 == " " }.split(separator: " ").joined(separator: " ") },
+                       ["1 0:00 Opening", "2 0:02 Middle part", "3 0:04 Ending"], "nothing is marked: it does not play")
+        let (status, said) = try reel("chapters", "1")
+        XCTAssertNotEqual(status, 0)
+        XCTAssertTrue(said.contains("entry 1 has no chapters"), said)
+        XCTAssertTrue(try reel("chapters", "9").1.contains("no entry 9"))
+        XCTAssertEqual(try reel("chapters", "0").0, 2)
+    }
+
     func testBadChapterRequestsAreRefusedClearly() throws {
         try startPlaying([media.tones[0]])
         let (status, text) = try reel("chapter", "next")
