@@ -390,4 +390,31 @@ final class SoundServerTests: DaemonTestCase {
         XCTAssertLessThan(boosted, plain - 8, "with it, \(boosted) dB below")
         XCTAssertFalse(daemon!.text.contains("cannot set the audio filters"), daemon!.text)
     }
+
+    // MARK: Chapters
+
+    func testAChapterIsAnnouncedWhenItIsHeardOnPipeWire() throws { try checkChapterHeard(on: .pipewire) }
+    func testAChapterIsAnnouncedWhenItIsHeardOnPulseAudio() throws { try checkChapterHeard(on: .pulse) }
+
+    /// An Ogg file whose second chapter, at 2 s, is another tone: the Metadata that names the
+    /// chapter goes out when the tone is heard, not when mpv decodes it (a buffer earlier).
+    private func checkChapterHeard(on kind: SoundServer.Kind) throws {
+        let file = home.appendingPathComponent("two-tones.ogg")
+        try Tones.ffmpeg(["-f", "lavfi", "-i", "sine=frequency=300:duration=2:sample_rate=48000", "-f", "lavfi",
+                          "-i", "sine=frequency=600:duration=2:sample_rate=48000", "-filter_complex", "[0][1]concat=n=2:v=0:a=1",
+                          "-ac", "2", "-c:a", "libvorbis", "-metadata", "title=Two tones",
+                          "-metadata", "CHAPTER001=00:00:00.000", "-metadata", "CHAPTER001NAME=Low",
+                          "-metadata", "CHAPTER002=00:00:02.000", "-metadata", "CHAPTER002NAME=High", file.path])
+        let recording = try play([file], on: kind)
+        let (_, announced) = try XCTUnwrap(waitForTimedSignal(timeout: 10) {
+            $0.member == "PropertiesChanged" && $0.changedProperties?["Metadata"]?.dictionary?["reel:chapter"]?.string == "High"
+        }, "the second chapter was not announced")
+        try waitForStatus("Stopped", timeout: 10)
+        recording.stop()
+        let heard = try XCTUnwrap(recording.sounds().first?.start, "nothing was heard")
+        let high = try XCTUnwrap(recording.onset(of: 600, after: heard + 1_000_000), "the second tone was not heard")
+        print("chapter on \(kind.name): announced \((announced - high) / 1000) ms from when it was heard")
+        XCTAssertLessThanOrEqual(abs(announced - high), 20_000,
+                                 "announced \((announced - high) / 1000) ms from when it was heard on \(kind.name)")
+    }
 }
