@@ -5,43 +5,56 @@ extension MPRISService {
     static let errorNotCached = "dev.reel.Error.NotCached"
     static let errorNoCache = "dev.reel.Error.NoCache"
 
-    /// Handles a cache call; nil means the reply comes later.
+    /// Handles a call of reel's interface that concerns the cache, and hands any other to the
+    /// library's dispatcher; nil means the reply comes later.
     func dispatchCache(_ message: Message, _ member: String, _ args: [DBusValue]) throws -> [DBusValue]? {
-        guard let cache else {
-            throw BusError(Self.errorNoCache, "there is no cache (reeld runs with cache-size 0, or it could not be opened)")
+        func session() throws -> any CacheSession {
+            guard let cache else {
+                throw BusError(Self.errorNoCache, "there is no cache (reeld runs with cache-size 0, or it could not be opened)")
+            }
+            return cache
         }
         switch member {
         case "Download":
+            let cache = try session()
             do {
                 return [.strings(try cache.download(args[0].stringArray ?? []))]
             } catch {
                 throw Self.busError(error)
             }
         case "CancelDownload":
+            let cache = try session()
             return [.boolean(cache.cancelDownload(args[0].string!))]
         case "CancelAllDownloads":
+            let cache = try session()
             return [.uint32(UInt32(clamping: cache.cancelAllDownloads()))]
         case "FailedDownloads":
+            let cache = try session()
             return [.array(elementSignature: "(ss)", cache.failedDownloads.map { .structure([.string($0.url), .string($0.error)]) })]
         case "CacheList":
+            let cache = try session()
             let rows = cache.cacheEntries().map { entry -> DBusValue in
                 .structure([.string(entry.url), .int64(entry.length ?? -1), .int64(entry.present), .int64(entry.lastRead),
                             .string(entry.downloaded ?? "")])
             }
             return [.array(elementSignature: "(sxxxs)", rows)]
         case "CachePath":
+            let cache = try session()
             let url = args[0].string!
             guard let path = cache.cachePath(url) else {
                 throw BusError(Self.errorNotCached, "no complete copy of \(url) (reel cache ls shows what is cached)")
             }
             return [.string(path)]
         case "CacheClear":
+            let cache = try session()
             let url = args[0].string!
             return [.uint32(UInt32(cache.clearCache(url.isEmpty ? nil : url)))]
         case "CacheSize":
+            let cache = try session()
             let size = cache.cacheSize
             return [.int64(size.bytes), .int64(size.limit)]
         case "Sync":
+            let cache = try session()
             let feed = args[0].string!
             guard URLParts.isAbsolute(feed) else {
                 throw BusError.invalidArgs("Sync takes an absolute path or an http(s) URL, not \"\(feed.escapingControls())\"")
@@ -58,7 +71,7 @@ extension MPRISService {
             }
             return nil
         default:
-            throw BusError.unknownMethod("dev.reel.Daemon1.\(member) is not implemented")
+            return try dispatchLibrary(message, MPRIS.reel, member, args)
         }
     }
 

@@ -137,11 +137,9 @@ public final class MPRISService {
             let mode: SleepMode?
             do { mode = try SleepMode.parse(args[0].string!) } catch { throw Self.busError(error) }
             try run(.setSleep(mode))
-        case (MPRIS.reel, "Download"), (MPRIS.reel, "CancelDownload"), (MPRIS.reel, "CancelAllDownloads"),
-             (MPRIS.reel, "FailedDownloads"), (MPRIS.reel, "CacheList"), (MPRIS.reel, "CachePath"),
-             (MPRIS.reel, "CacheClear"), (MPRIS.reel, "CacheSize"), (MPRIS.reel, "Sync"):
-            return try dispatchCache(message, member, args)
-        case (MPRIS.reel, _), (MPRIS.playlists, _):
+        case (MPRIS.reel, _):
+            return try dispatchCache(message, member, args)   // which hands the library's calls on
+        case (MPRIS.playlists, _):
             return try dispatchLibrary(message, interface, member, args)
         default:
             throw BusError.unknownMethod("\(interface).\(member) is not implemented")
