@@ -203,8 +203,7 @@ public final class MPVBackend {
             uris = [id: uri]
             boosted.formIntersection([token])
         case .queueNext(let token, let uri, let start, let end):
-            // Fetched ahead, so that it starts without a gap.
-            if URLParts.isRemote(uri) { stream?.source.classify(uri) { _ in } }
+            if URLParts.isRemote(uri) { stream?.source.prefetch(uri) }
             dropQueued()
             guard let id = loadFile(uri, mode: "append", start: start, end: end) else {
                 return [.failed(token, reason: lastCommandError)]

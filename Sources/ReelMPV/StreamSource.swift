@@ -13,6 +13,12 @@ public protocol StreamSource: AnyObject, Sendable {
         throws -> any StreamReader
 }
 
+extension StreamSource {
+    /// Starts fetching `url` before it plays (the entry queued next): classifying a resource opens
+    /// its connection and fills its read-ahead, so that it starts without a gap.
+    public func prefetch(_ url: String) { classify(url) { _ in } }
+}
+
 /// One open remote file, read by mpv through a stream callback. `read`
 /// blocks while bytes are missing and returns 0 at the end, -1 on failure.
 public protocol StreamReader: AnyObject {
