@@ -21,30 +21,30 @@ enum LoopResult: Sendable {
 }
 
 extension Daemon: LibrarySession {
-    private var store: Library {
+    private var settledLibrary: Library {
         get throws {
-            guard let store = library.library else { throw DaemonError(library.problem ?? "no library") }
-            library.settle()
-            return store
+            guard let opened = library.library else { throw DaemonError(library.problem ?? "no library") }
+            library.settle()   // up to 0.5 s: what earlier turns wrote lands first
+            return opened
         }
     }
 
     func libraryItems(matching query: String, offset: Int, limit: Int) throws -> [LibraryItem] {
-        try store.search(query, offset: offset, limit: limit)
+        try settledLibrary.search(query, offset: offset, limit: limit)
     }
 
-    func libraryItem(_ id: Int64) throws -> LibraryItem? { try store.item(id: id) }
+    func libraryItem(_ id: Int64) throws -> LibraryItem? { try settledLibrary.item(id: id) }
 
-    var libraryRevision: Int64 { (try? store.revision) ?? 0 }
+    var libraryRevision: Int64 { (try? settledLibrary.revision) ?? 0 }
 
-    func feeds() throws -> [FeedSummary] { try store.feeds() }
+    func feeds() throws -> [FeedSummary] { try settledLibrary.feeds() }
 
     func changeFeed(named name: String, _ change: (inout EpisodeSettings) -> Void) throws -> FeedSummary {
-        let store = try store
-        let feed = try store.feed(named: name)
-        var summary = try store.feeds().first { $0.feed == feed } ?? FeedSummary(feed: feed, episodes: 0, settings: .none)
+        let written = try settledLibrary
+        let feed = try written.feed(named: name)
+        var summary = try written.feeds().first { $0.feed == feed } ?? FeedSummary(feed: feed, episodes: 0, settings: .none)
         change(&summary.settings)
-        try store.setSettings(summary.settings, forFeed: feed)
+        try written.setSettings(summary.settings, forFeed: feed)
         library.reloadEpisodeSettings()
         applyEpisodeSettings()
         return summary
@@ -62,13 +62,13 @@ extension Daemon: LibrarySession {
     }
 
     func removeLibraryItem(_ id: Int64) throws -> Bool {
-        let removed = try store.remove(id: id)
+        let removed = try settledLibrary.remove(id: id)
         if removed { catalogueRevision += 1 }
         return removed
     }
 
     func forgetPosition(_ id: Int64) throws -> Bool {
-        let forgotten = try store.forgetPosition(id)
+        let forgotten = try settledLibrary.forgetPosition(id)
         forgetPosition(ofItem: id)
         return forgotten
     }
@@ -89,7 +89,7 @@ extension Daemon: LibrarySession {
 
     func importItems(_ inputs: [String], progress: @escaping (Int, Int) -> Void,
                      done: @escaping (ImportSummary) -> Void) throws {
-        let path = try store.path
+        let path = try settledLibrary.path
         let job = startJob(progress: progress, done: done)
         let mailbox = tasks
         Threads.start(name: "reel-import") {
@@ -101,47 +101,47 @@ extension Daemon: LibrarySession {
     }
 
     func savePlaylist(_ name: String) throws -> Int {
-        let store = try self.store   // settled: an entry queued a moment ago has its item written
+        let written = try settledLibrary   // an entry queued a moment ago has its item written
         // ...though the loop may not have heard of it yet: those are found by their URIs.
         let entries = engine.queue.entries
         let missing = entries.filter { $0.itemID == nil }.map(\.uri)
-        let found = missing.isEmpty ? [] : try store.knownItems(forURIs: missing)
+        let found = missing.isEmpty ? [] : try written.knownItems(forURIs: missing)
         let byURI = Dictionary(zip(missing, found).compactMap { uri, item in item.map { (uri, $0.id) } }) { a, _ in a }
         let items = entries.compactMap { $0.itemID ?? byURI[$0.uri] }
-        try store.savePlaylist(name, items: items)
+        try written.savePlaylist(name, items: items)
         playlistRevision += 1
-        activePlaylist = try store.playlists().first { $0.name == name }
+        activePlaylist = try written.playlists().first { $0.name == name }
         return items.count
     }
 
     func writePlaylist(_ name: String, items: [Int64]) throws {
-        try store.savePlaylist(name, items: items)
+        try settledLibrary.savePlaylist(name, items: items)
         playlistRevision += 1
-        if activePlaylist?.name == name { activePlaylist = try store.playlists().first { $0.name == name } }
+        if activePlaylist?.name == name { activePlaylist = try settledLibrary.playlists().first { $0.name == name } }
     }
 
     func loadPlaylist(id: Int64) throws -> Int? {
-        guard let info = try store.playlists().first(where: { $0.id == id }) else { return nil }
-        let items = try store.playlist(id: id)
+        guard let info = try settledLibrary.playlists().first(where: { $0.id == id }) else { return nil }
+        let items = try settledLibrary.playlist(id: id)
         _ = run(.clear)
         _ = run(.add(entries: items.map(library.entry(for:)), after: nil, atStart: false, play: true))
         activePlaylist = info
         return items.count
     }
 
-    func playlists() throws -> [PlaylistInfo] { try store.playlists() }
+    func playlists() throws -> [PlaylistInfo] { try settledLibrary.playlists() }
 
-    func playlistItems(id: Int64) throws -> [LibraryItem] { try store.playlist(id: id) }
+    func playlistItems(id: Int64) throws -> [LibraryItem] { try settledLibrary.playlist(id: id) }
 
     func removePlaylist(id: Int64) throws -> Bool {
-        let removed = try store.removePlaylist(id: id)
+        let removed = try settledLibrary.removePlaylist(id: id)
         if activePlaylist?.id == id { activePlaylist = nil }
         playlistRevision += 1
         return removed
     }
 
     func renamePlaylist(id: Int64, to name: String) throws {
-        try store.renamePlaylist(id: id, to: name)
+        try settledLibrary.renamePlaylist(id: id, to: name)
         playlistRevision += 1
         if activePlaylist?.id == id { activePlaylist?.name = name }
     }

@@ -292,7 +292,7 @@ final class Daemon: Session {
                 for event in backend.drainEvents() { feed(event) }
                 publish()
             }
-            store()
+            handLibraryTheTurn()
             if quitting { break }
 
             var fds = fixed + (mpd?.descriptors ?? [])
@@ -362,7 +362,7 @@ final class Daemon: Session {
         perform(engine.checkpoint(now: monotonicNow()))
         if case .success(let effects) = engine.handle(.stop, now: monotonicNow()) { perform(effects) }
         sendHeldCommands()
-        store()
+        handLibraryTheTurn()
         connection.flush()
         mpd = nil   // closes its clients and removes its socket
         library.flush()
@@ -370,7 +370,7 @@ final class Daemon: Session {
 
     /// Hands what this turn changed (positions, play counts, tags, queue rows,
     /// settings) to the library's writer thread.
-    private func store() {
+    private func handLibraryTheTurn() {
         library.endTurn(&engine)
     }
 }
