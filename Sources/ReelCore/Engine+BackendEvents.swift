@@ -90,8 +90,7 @@ extension Engine {
             }
             guard let load = state.load, load.token == token, !load.ended else { return [] }
             if let short = endedEarly(token, now: now) { return failed(token, reason: short, now: now) }
-            queue.update(token.entry) { $0.resumeAt = 0 }
-            var effects: [Effect] = [.store(.finished(token.entry))]
+            var effects = [markFinished(token.entry)]
             if queuedNext != nil {
                 // The backend goes on to the queued entry by itself, without a gap.
                 state.load?.ended = true
@@ -204,6 +203,12 @@ extension Engine {
         // The entries of one file then share the box their tags came in.
         queue.update(id) { $0.metadata = merged == tags ? tags : merged }
         return [.announce(.trackMetadataChanged(id)), .store(.learned(id))]
+    }
+
+    /// An entry played to its end (or past where it counts as played): from 0 next time, one more play.
+    mutating func markFinished(_ id: EntryID) -> Effect {
+        queue.update(id) { $0.resumeAt = 0 }
+        return .store(.finished(id))
     }
 
     /// Drops the stored position of every queued entry of a library item.

@@ -223,10 +223,7 @@ extension Engine {
         guard let entry = queue[id] else { return [] }
         var effects = save(now: now)   // where the entry we leave stopped
         let (position, finished) = chosen.map { ($0, false) } ?? Engine.resumePoint(entry, policy: policy ?? resumePolicy)
-        if finished {
-            queue.update(id) { $0.resumeAt = 0 }
-            effects.append(.store(.finished(id)))
-        }
+        if finished { effects.append(markFinished(id)) }
         queue.setCurrent(id)
         queue.update(id) { $0.metadata.streamTitle = nil }   // what a stream played before no longer holds
         loadSerial += 1

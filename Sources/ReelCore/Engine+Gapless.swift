@@ -141,8 +141,7 @@ extension Engine {
         var effects: [Effect] = []
         if let left { effects += consumed(left) }
         if let entry = queue[arriving.token.entry], Engine.resumePoint(entry, policy: resumePolicy).finished {
-            queue.update(entry.id) { $0.resumeAt = 0 }
-            effects.append(.store(.finished(entry.id)))
+            effects.append(markFinished(entry.id))
         }
         if cutTail && arriving.seekable {
             tracker.hold(at: arriving.start, now: now)

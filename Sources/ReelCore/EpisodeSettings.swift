@@ -82,8 +82,7 @@ extension Engine {
         guard tracker.anchor.running, let cut = outroCut, position(at: now) >= cut, let id = state.token?.entry else { return [] }
         state.load?.outroUnsent = false
         state.load?.pending = true   // nothing more to save for this entry
-        queue.update(id) { $0.resumeAt = 0 }
         queuedNext = nil   // a load of the next replaces what the backend holds
-        return [.store(.finished(id)), .log("skipped the outro")] + entryEnded(id, play: state.wantsToPlay, now: now)
+        return [markFinished(id), .log("skipped the outro")] + entryEnded(id, play: state.wantsToPlay, now: now)
     }
 }
