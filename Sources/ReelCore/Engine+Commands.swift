@@ -368,10 +368,16 @@ extension Engine {
         } else {
             settings.rate = rate
         }
+        return .success(rateChanged(now: now))
+    }
+
+    /// Playback runs at `rate` from now on: the estimates, the backend and the widgets.
+    mutating func rateChanged(now: MonotonicTime) -> [Effect] {
+        let rate = self.rate
         tracker.setRate(rate, now: now)
         incoming?.tracker?.setRate(rate, now: now)
         tellWidgets(now: now)
         // playerctl ignores Rate; a Seeked makes it re-read the position.
-        return .success([.backend(.setRate(rate)), .announce(.seeked(widgetsTold.position))])
+        return [.backend(.setRate(rate)), .announce(.seeked(widgetsTold.position))]
     }
 }

@@ -60,10 +60,7 @@ extension Engine {
         }
         guard changed else { return [] }
         queuedFrom = nil
-        guard rate != rateBefore else { return [] }
-        tracker.setRate(rate, now: now)
-        tellWidgets(now: now)
-        return [.backend(.setRate(rate)), .announce(.seeked(widgetsTold.position))]
+        return rate != rateBefore ? rateChanged(now: now) : []
     }
 }
 
