@@ -24,13 +24,17 @@ extension Engine {
         state.load = load
     }
 
+    /// Where the chapter after the one heard starts; nil in the last one.
+    var nextChapterStart: MediaTime? {
+        let chapters = loadedChapters
+        let next = state.load?.chapter.map { $0 + 1 } ?? 0
+        return next < chapters.count ? chapters[next].start : nil
+    }
+
     /// When the chapter after the one heard starts to be heard, by the estimate of what is heard;
     /// nil while the position does not run.
     var nextChapterHeardAt: MonotonicTime? {
-        let chapters = loadedChapters
-        let next = state.load?.chapter.map { $0 + 1 } ?? 0
-        guard next < chapters.count else { return nil }
-        return tracker.anchor.time(reaching: chapters[next].start - Engine.chapterSlack)
+        nextChapterStart.flatMap { tracker.anchor.time(reaching: $0 - Engine.chapterSlack) }
     }
 
     /// Moves to a chapter of the loaded entry: the next, the previous (the start of this one when

@@ -24,18 +24,18 @@ extension Engine {
     /// When the sleep timer pauses, by the estimate of what is heard; nil while that does not run.
     var sleepAt: MonotonicTime? {
         guard let sleep, tracker.anchor.running, tracker.anchor.rate > 0 else { return nil }
-        switch sleep.mode {
-        case .after: return sleep.since.map { $0 + sleep.left }
-        case .endOfChapter: return nextChapterHeardAt ?? endOfEntryHeardAt
-        case .endOfTrack: return endOfEntryHeardAt
-        }
+        if case .after = sleep.mode { return sleep.since.map { $0 + sleep.left } }
+        return sleepPoint.flatMap(tracker.anchor.time(reaching:))
     }
 
-    /// When the end of the loaded entry (of its range) is heard, less the margin.
-    private var endOfEntryHeardAt: MonotonicTime? {
+    /// Where in the loaded entry the sleep timer pauses at the end of the chapter or the track: the
+    /// next chapter's start, else the end the entry plays to (its range's, or before its outro),
+    /// less the margin.
+    private var sleepPoint: MediaTime? {
+        if sleep?.mode == .endOfChapter, let next = nextChapterStart { return next - Engine.chapterSlack }
         guard let entry = state.token.flatMap({ queue[$0.entry] }),
-              let end = entry.range?.end ?? entry.metadata.length else { return nil }
-        return tracker.anchor.time(reaching: end - Engine.sleepEndMargin)
+              let end = entry.bounds(from: 0).end ?? entry.metadata.length else { return nil }
+        return end - Engine.sleepEndMargin
     }
 
     /// The sleep timer's next moment: the fade's start, its next step, or the pause.
@@ -50,15 +50,8 @@ extension Engine {
     public func sleepLeft(at now: MonotonicTime) -> MediaTime? {
         guard let sleep else { return nil }
         if let at = sleepAt { return max(at - now, 0) }
-        switch sleep.mode {
-        case .after: return sleep.left
-        case .endOfChapter, .endOfTrack:
-            let chapters = loadedChapters, here = position(at: now)
-            let next = sleep.mode == .endOfChapter ? chapters.first(where: { $0.start > here })?.start : nil
-            guard let end = next ?? state.token.flatMap({ queue[$0.entry] }).flatMap({ $0.range?.end ?? $0.metadata.length })
-            else { return nil }
-            return MediaTime(Double(max(end - here, 0)) / settings.rate)
-        }
+        if case .after = sleep.mode { return sleep.left }
+        return sleepPoint.map { MediaTime(Double(max($0 - position(at: now), 0)) / rate) }
     }
 
     /// Counts a timer's playing time, fades, and pauses when the time comes. Run at the end of every step.

@@ -105,4 +105,16 @@ final class EngineSleepTests: XCTestCase {
         XCTAssertEqual(h.command(.setSleep(.endOfChapter)), refusal)
         XCTAssertNil(h.command(.setSleep(.after(60_000_000))))
     }
+
+    func testEndOfTrackIsWhereAnEpisodeEndsAtItsFeedsRate() {
+        var h = Harness()
+        var episode = NewEntry(uri: "https://example.org/ep.mp3", metadata: TrackMetadata(length: 100_000_000))
+        episode.episode = EpisodeSettings(rate: 2, skipOutro: 20_000_000)
+        h.command(.add(entries: [episode], after: nil, atStart: false, play: true))
+        h.finishLoad(length: 100_000_000)
+        h.command(.pause)
+        h.command(.setSleep(.endOfTrack))
+        // Paused: the 80 s it plays to (its outro is skipped) less where it is and the margin, at twice the speed.
+        XCTAssertEqual(h.engine.sleepLeft(at: h.now), (80_000_000 - Engine.sleepEndMargin - h.position) / 2)
+    }
 }
