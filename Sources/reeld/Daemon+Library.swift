@@ -84,7 +84,7 @@ extension Daemon: LibrarySession {
 
     /// Queues library items as entries with their tags and stored positions.
     private func add(_ items: [LibraryItem], after: EntryID?, atStart: Bool, play: Bool) -> Result<Void, CommandError> {
-        run(.add(entries: items.map(library.entry(for:)), after: after, atStart: atStart, play: play))
+        run(.add(entries: items.map { library.entry(for: $0) }, after: after, atStart: atStart, play: play))
     }
 
     func importItems(_ inputs: [String], progress: @escaping (Int, Int) -> Void,
@@ -124,7 +124,7 @@ extension Daemon: LibrarySession {
         guard let info = try settledLibrary.playlists().first(where: { $0.id == id }) else { return nil }
         let items = try settledLibrary.playlist(id: id)
         _ = run(.clear)
-        _ = run(.add(entries: items.map(library.entry(for:)), after: nil, atStart: false, play: true))
+        _ = run(.add(entries: items.map { library.entry(for: $0) }, after: nil, atStart: false, play: true))
         activePlaylist = info
         return items.count
     }

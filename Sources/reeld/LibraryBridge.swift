@@ -50,11 +50,12 @@ final class LibraryBridge {
         }
     }
 
-    /// A queue entry for a library item: its local file if it has one, else its URL.
-    func entry(for item: LibraryItem) -> NewEntry {
-        let uri = item.localPath.map { URL(fileURLWithPath: $0).absoluteString } ?? item.remoteURL ?? ""
-        var entry = NewEntry(uri: uri, itemID: item.id, metadata: item.metadata, resumeAt: positions[item.id] ?? item.position,
-                             prefersResume: item.fromFeed)
+    /// A queue entry for a library item: its stored position and its feed's settings, with `uri`
+    /// (else its local file if it has one, else its URL) and `metadata` (else the item's tags).
+    func entry(for item: LibraryItem, uri: String? = nil, metadata: TrackMetadata? = nil) -> NewEntry {
+        let uri = uri ?? item.localPath.map { URL(fileURLWithPath: $0).absoluteString } ?? item.remoteURL ?? ""
+        var entry = NewEntry(uri: uri, itemID: item.id, metadata: metadata ?? item.metadata,
+                             resumeAt: positions[item.id] ?? item.position, prefersResume: item.fromFeed)
         entry.episode = episodeSettings[item.id] ?? .none
         return entry
     }
@@ -81,9 +82,7 @@ final class LibraryBridge {
             guard let item else { continue }
             let metadata = shared[item.id] ?? item.metadata
             shared[item.id] = metadata
-            enriched[i] = NewEntry(uri: entries[i].uri, itemID: item.id, metadata: entries[i].metadata ?? metadata,
-                                   resumeAt: positions[item.id] ?? item.position, prefersResume: item.fromFeed)
-            enriched[i].episode = episodeSettings[item.id] ?? .none
+            enriched[i] = entry(for: item, uri: entries[i].uri, metadata: entries[i].metadata ?? metadata)
         }
         return enriched
     }
@@ -194,7 +193,7 @@ final class LibraryBridge {
         guard let library, let (rows, state) = ((try? library.loadQueue()) ?? nil).map({ ($0.rows, $0.state) }),
               !rows.isEmpty else { return nil }
         let entries = rows.map { row, item -> (QueueEntry, Queue.Place) in
-            let new = item.map(entry(for:)) ?? NewEntry(uri: row.uri)
+            let new = item.map { self.entry(for: $0) } ?? NewEntry(uri: row.uri)
             var entry = QueueEntry(id: EntryID(row.id), uri: new.uri.isEmpty ? row.uri : new.uri,
                                    metadata: new.metadata ?? TrackMetadata(),
                                    itemID: row.itemID, resumeAt: new.resumeAt, prefersResume: new.prefersResume)
