@@ -304,13 +304,12 @@ public struct FeedChange: Equatable, Sendable {
             let (key, value) = (words[pair].lowercased(), words[pair + 1])
             switch key {
             case "rate":
-                guard let rate = value == "default" ? 0 : Double(value),
-                      rate == 0 || (Engine.minimumRate...Engine.maximumRate).contains(rate) else {
+                guard let rate = value == "default" ? 0 : Double(value), EpisodeSettings.acceptsRate(rate) else {
                     throw UsageError("rate takes a number from \(Engine.minimumRate) to \(Engine.maximumRate), or default")
                 }
                 self.rate = rate
             case "skip-intro", "skip-outro":
-                guard let time = ClockText.parse(value), time <= 3_600_000_000 else {
+                guard let time = ClockText.parse(value), time <= EpisodeSettings.longestSkip else {
                     throw UsageError("\(key) takes seconds (30, 1:30), up to an hour")
                 }
                 if key == "skip-intro" { skipIntro = time } else { skipOutro = time }

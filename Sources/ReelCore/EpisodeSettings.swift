@@ -11,6 +11,14 @@ public struct EpisodeSettings: Equatable, Sendable {
 
     public static let none = EpisodeSettings()
 
+    /// What a feed's rate may be set to: 0 (the session's) or a rate the engine plays at.
+    public static func acceptsRate(_ rate: Double) -> Bool {
+        rate == 0 || (Engine.minimumRate...Engine.maximumRate).contains(rate)
+    }
+
+    /// The longest intro or outro a feed may skip.
+    public static let longestSkip: MediaTime = 3_600_000_000
+
     public init(rate: Double? = nil, skipIntro: MediaTime = 0, skipOutro: MediaTime = 0, voiceBoost: Bool = false) {
         self.rate = rate
         self.skipIntro = skipIntro

@@ -133,12 +133,12 @@ extension MPRISService {
         for (key, value) in given.sorted(by: { $0.key < $1.key }) {
             switch (key, value) {
             case ("rate", .double(let rate)):
-                guard rate == 0 || (Engine.minimumRate...Engine.maximumRate).contains(rate) else {
+                guard EpisodeSettings.acceptsRate(rate) else {
                     throw BusError.invalidArgs("a feed's rate is 0 (the session's) or from \(Engine.minimumRate) to \(Engine.maximumRate), not \(rate)")
                 }
                 steps.append { $0.rate = rate == 0 ? nil : rate }
             case ("skipIntro", .int64(let time)), ("skipOutro", .int64(let time)):
-                guard (0...3_600_000_000).contains(time) else {
+                guard (0...EpisodeSettings.longestSkip).contains(time) else {
                     throw BusError.invalidArgs("\(key) is from 0 to an hour, in µs, not \(time)")
                 }
                 steps.append(key == "skipIntro" ? { $0.skipIntro = time } : { $0.skipOutro = time })
