@@ -230,8 +230,8 @@ extension Engine {
         let token = LoadToken(entry: id, serial: loadSerial)
         let rateBefore = rate
         state = .loading(CurrentLoad(token: token, seekable: Engine.expectsSeeking(in: entry)), play: play)
-        // A chosen start (MPD's seek into another song) is the user's: only a resume skips the intro.
-        let (start, end) = chosen == nil ? entry.bounds(from: position) : (position, entry.bounds(from: position).end)
+        var (start, end) = entry.bounds(from: position)
+        if chosen != nil { start = position }   // the user's (MPD's seek into another song): only a resume skips the intro
         if rate != rateBefore {
             tracker.setRate(rate, now: now)
             effects.append(.backend(.setRate(rate)))
