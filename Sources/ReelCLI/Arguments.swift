@@ -297,6 +297,7 @@ public struct FeedChange: Equatable, Sendable {
     public var skipIntro: Int64?
     public var skipOutro: Int64?
     public var boost: Bool?
+    public var trim: Bool?
 
     /// Pairs of SETTING VALUE.
     init(_ words: [String]) throws {
@@ -316,10 +317,11 @@ public struct FeedChange: Equatable, Sendable {
             case "boost", "voice-boost":
                 guard let on = Arguments.onOff(value) else { throw UsageError("boost takes on or off") }
                 boost = on
-            case "trim":
-                throw UsageError("trim: reel does not trim silence yet")
+            case "trim", "trim-silence":
+                guard let on = Arguments.onOff(value) else { throw UsageError("trim takes on or off") }
+                trim = on
             default:
-                throw UsageError("feed set takes rate, skip-intro, skip-outro and boost, not \(key)")
+                throw UsageError("feed set takes rate, skip-intro, skip-outro, boost and trim, not \(key)")
             }
         }
     }
@@ -327,6 +329,7 @@ public struct FeedChange: Equatable, Sendable {
     /// FeedSet's settings map.
     var dbus: [(String, DBusValue)] {
         [rate.map { ("rate", .double($0)) }, skipIntro.map { ("skipIntro", .int64($0)) },
-         skipOutro.map { ("skipOutro", .int64($0)) }, boost.map { ("voiceBoost", .boolean($0)) }].compactMap { $0 }
+         skipOutro.map { ("skipOutro", .int64($0)) }, boost.map { ("voiceBoost", .boolean($0)) },
+         trim.map { ("trimSilence", .boolean($0)) }].compactMap { $0 }
     }
 }

@@ -118,6 +118,8 @@ public final class Client {
                                   sleep: sleep)
         status.controlAddresses = reel["ControlAddresses"]?.stringArray ?? []
         status.audioOutput = reel["AudioOutput"]?.string ?? ""
+        status.timeSaved = reel["TimeSaved"]?.int64.flatMap { $0 >= 0 ? $0 : nil }
+        status.timeSavedInAll = reel["TimeSavedInAll"]?.int64.flatMap { $0 >= 0 ? $0 : nil }
         if case .structure(let fill) = reel["CacheFill"], fill.count == 2, let present = fill[0].int64, present >= 0 {
             status.cacheFill = (present, fill[1].int64 ?? -1)
         }

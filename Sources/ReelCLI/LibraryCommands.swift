@@ -13,7 +13,7 @@ extension Client {
             let item = try call(Client.reel, "LibraryItem", [.int64(id)]).first?.dictionary ?? [:]
             if json { write(jsonLine(Client.json(item))) } else {
                 for key in ["id", "title", "artist", "album", "duration", "position", "finished", "playCount", "lastPlayed",
-                            "addedAt", "localPath", "remoteURL", "cover"] {
+                            "addedAt", "localPath", "remoteURL", "cover", "timeSaved"] {
                     guard let value = item[key] else { continue }
                     write("\(key.padding(toLength: 10, withPad: " ", startingAt: 0)) \(Client.text(key, value))")
                 }
@@ -60,13 +60,14 @@ extension Client {
         }
     }
 
-    /// "rate 1.3, skip-intro 0:30, skip-outro 0:15, boost on", or "as any other media".
+    /// "rate 1.3, skip-intro 0:30, skip-outro 0:15, boost on, trim on", or "no settings".
     static func feedSettings(_ map: [String: DBusValue]) -> String {
         var parts: [String] = []
         if let rate = map["rate"]?.double, rate > 0 { parts.append("rate \(rate)") }
         if let intro = map["skipIntro"]?.int64, intro > 0 { parts.append("skip-intro " + ClockText.format(intro)) }
         if let outro = map["skipOutro"]?.int64, outro > 0 { parts.append("skip-outro " + ClockText.format(outro)) }
         if map["voiceBoost"]?.bool == true { parts.append("boost on") }
+        if map["trimSilence"]?.bool == true { parts.append("trim on") }
         return parts.isEmpty ? "no settings" : parts.joined(separator: ", ")
     }
 
@@ -134,12 +135,13 @@ extension Client {
         if let album = item["album"]?.string { parts[1] += " (\(album.printable))" }
         if let duration = item["duration"]?.int64 { parts.append(ClockText.format(duration)) }
         if let position = item["position"]?.int64, position > 0 { parts.append("at " + ClockText.format(position)) }
+        if let saved = item["timeSaved"]?.int64, saved > 0 { parts.append("trimmed " + ClockText.format(saved)) }
         return parts.joined(separator: "  ")
     }
 
     static func text(_ key: String, _ value: DBusValue) -> String {
         switch key {
-        case "duration", "position": ClockText.format(value.int64 ?? 0)
+        case "duration", "position", "timeSaved": ClockText.format(value.int64 ?? 0)
         case "lastPlayed", "addedAt":
             ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: Double(value.int64 ?? 0)))
         default: value.string ?? value.bool.map { $0 ? "yes" : "no" } ?? value.int64.map(String.init) ?? "?"

@@ -34,6 +34,10 @@ public struct PlayerStatus: Equatable, Sendable {
     public var chapter: (number: Int, title: String)?
     /// The sleep timer ("timer", "end-of-chapter", "end-of-track") and the µs left; nil when off.
     public var sleep: (mode: String, left: Int64)?
+    /// What trimming silence has saved: of the current entry in this play (nil: it does not trim),
+    /// and over the whole library (nil: unknown).
+    public var timeSaved: Int64?
+    public var timeSavedInAll: Int64?
 
     /// "in 29:12", "at the end of the chapter, in 3:02"; nil when off.
     public static func sleepText(mode: String, left: Int64) -> String? {
@@ -91,6 +95,10 @@ public struct PlayerStatus: Equatable, Sendable {
             parts.append(ClockText.format(position) + "/" + (length.map(ClockText.format) ?? "?"))
             if let chapter { parts.append("[chapter \(chapter.number): \(chapter.title.printable)]") }
             if let sleep, let text = Self.sleepText(mode: sleep.mode, left: sleep.left) { parts.append("[sleep \(text)]") }
+            if let saved = timeSaved {
+                parts.append("[trimmed " + ClockText.format(saved)
+                             + (timeSavedInAll.map { "; " + ClockText.format($0) + " in all" } ?? "") + "]")
+            }
             if !activity.isEmpty { parts.append("[\(activity)…]") }
             if let fill = cacheFill, fill.length > 0, fill.present < fill.length {
                 parts.append("[cached \(fill.present * 100 / fill.length) %]")
@@ -113,6 +121,8 @@ public struct PlayerStatus: Equatable, Sendable {
         object["url"] = url
         object["trackid"] = trackID
         object["length"] = length
+        object["timeSaved"] = timeSaved
+        object["timeSavedInAll"] = timeSavedInAll
         object["sleep"] = sleep.map { ["mode": $0.mode, "left": $0.left] as [String: Any] }
         object["chapter"] = chapter.map { ["number": $0.number, "title": $0.title] as [String: Any] }
         object["lastError"] = lastError.isEmpty ? nil : lastError

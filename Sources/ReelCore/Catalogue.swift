@@ -18,6 +18,8 @@ public struct LibraryItem: Equatable, Sendable {
     /// Unix seconds.
     public var lastPlayed: Int64?
     public var addedAt: Int64
+    /// How much of it trimming silence has left out, over every play (µs).
+    public var timeSaved: MediaTime = 0
 
     public init(id: Int64, info: ProbedItem, position: MediaTime = 0, finished: Bool = false, playCount: Int = 0,
                 lastPlayed: Int64? = nil, addedAt: Int64 = 0) {
@@ -62,6 +64,8 @@ public struct ProbedItem: Equatable, Sendable {
     public var chapters: [Chapter] = []
     /// The feed it was catalogued from, as `reel sync` was given it.
     public var feed: String?
+    /// Its silences, once a scan found them (kept for trimming).
+    public var silences: [Silence] = []
     /// Where a feed's item keeps its chapters apart (Podcasting 2.0 `<podcast:chapters url=…>`):
     /// fetched when the feed is synced; not stored.
     public var chaptersURL: String?
@@ -72,7 +76,7 @@ public struct ProbedItem: Equatable, Sendable {
                       album: album, genres: TrackMetadata.genres(fromTag: genre), trackNumber: track, disc: disc, date: date,
                       length: duration,
                       artURL: cover.map { $0.hasPrefix("/") ? URL(fileURLWithPath: $0).absoluteString : $0 },
-                      chapters: chapters)
+                      chapters: chapters, silences: silences)
     }
 
     public init(title: String? = nil, artist: String? = nil, album: String? = nil, duration: MediaTime? = nil,

@@ -199,6 +199,7 @@ extension Engine {
         merged.length = tags.length ?? old.length
         merged.artURL = tags.artURL ?? old.artURL
         if !tags.chapters.isEmpty { merged.chapters = tags.chapters }
+        if !tags.silences.isEmpty { merged.silences = tags.silences }
         guard merged != old else { return [] }
         // The entries of one file then share the box their tags came in.
         queue.update(id) { $0.metadata = merged == tags ? tags : merged }
@@ -219,9 +220,11 @@ extension Engine {
     }
 
     /// Adds what was found out about an entry off the loop thread (its tags
-    /// from a probe, its cover art); one TrackMetadataChanged if anything is new.
-    public mutating func learn(_ metadata: TrackMetadata, for id: EntryID) -> [Effect] {
-        merge(metadata, into: id)
+    /// from a probe, its cover art, its silences); one TrackMetadataChanged if anything is new. The
+    /// silences of the loaded entry trim it at once, if its feed trims.
+    public mutating func learn(_ metadata: TrackMetadata, for id: EntryID, now: MonotonicTime) -> [Effect] {
+        let effects = merge(metadata, into: id)
+        return effects + (metadata.silences.isEmpty ? [] : retrimIfChanged(now: now))
     }
 
     /// Replaces an entry's cover art; nil when what it had is gone (a deleted file).

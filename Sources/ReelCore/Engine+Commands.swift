@@ -237,6 +237,11 @@ extension Engine {
             effects.append(.backend(.setRate(rate)))
         }
         state.load?.outroUnsent = entry.episode.skipOutro > 0 && end == nil
+        if let trim = Engine.trim(for: entry) {
+            state.load?.trim = trim
+            start = trim.heard(start)
+            effects.append(.backend(.setTrim(token, trim)))
+        }
         tracker.hold(at: start, now: now)
         tellWidgets(now: now)
         incoming = nil
@@ -309,7 +314,8 @@ extension Engine {
         return seek(to: max(target, 0), now: now)
     }
 
-    mutating func seek(to target: MediaTime, now: MonotonicTime) -> [Effect] {
+    mutating func seek(to asked: MediaTime, now: MonotonicTime) -> [Effect] {
+        let target = heard(asked)
         if state.load?.pending == true {
             // mpv cannot seek in a file it is still opening: the seek waits for the start.
             state.load?.seekAfterStart = target

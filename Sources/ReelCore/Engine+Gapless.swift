@@ -60,8 +60,11 @@ extension Engine {
         if from == queuedFrom { return [] }
         queuedFrom = from
         // An entry of another rate (a feed's episode after a song) starts by a load of its own:
-        // mpv's speed is one for its whole playlist.
-        let desired = nextToQueue(after: base.entry).flatMap { id in queue[id].map(rate(for:)) == rate ? id : nil }
+        // mpv's speed is one for its whole playlist. So does one that trims silence, so that its
+        // cuts are the current load's from its first sample.
+        let desired = nextToQueue(after: base.entry).flatMap { id in
+            queue[id].map { rate(for: $0) == rate && Engine.trim(for: $0) == nil } == true ? id : nil
+        }
         if desired == queuedNext?.token.entry { return [] }
         guard let desired, let entry = queue[desired] else {
             queuedNext = nil

@@ -78,18 +78,19 @@ public struct Engine: Sendable {
         return effects + follow(now: now)
     }
 
-    /// What time moves at the end of every step: the chapter heard, and the sleep timer.
+    /// What time moves at the end of every step: the cuts passed, the chapter heard, the sleep
+    /// timer and the outro.
     private mutating func follow(now: MonotonicTime) -> [Effect] {
-        let effects = followSleep(now: now) + cutOutroIfDue(now: now)
+        let effects = followCuts(now: now) + followSleep(now: now) + cutOutroIfDue(now: now)
         followChapter(now: now)
         return effects
     }
 
     /// When the engine wants a `tick`: the moment the queued entry becomes
     /// audible, the moment the current one is predicted to be heard, or the
-    /// moment its next chapter is, or the sleep timer's next moment.
+    /// moment its next cut or chapter is, or the sleep timer's next moment.
     public var deadline: MonotonicTime? {
-        [incoming?.audibleAt, tracker.predictedStart, nextChapterHeardAt, sleepDeadline, outroHeardAt].compactMap { $0 }.min()
+        [incoming?.audibleAt, tracker.predictedStart, nextCutHeardAt, nextChapterHeardAt, sleepDeadline, outroHeardAt].compactMap { $0 }.min()
     }
 
     /// Time has passed; acts on a deadline that is due.
@@ -155,7 +156,8 @@ public struct Engine: Sendable {
             activity: activity,
             chapter: state.load?.chapter,
             chapterKeys: settings.chapterKeys,
-            sleep: sleep?.mode)
+            sleep: sleep?.mode,
+            timeSaved: state.load?.trim != nil ? state.load?.timeSaved : nil)
     }
 }
 

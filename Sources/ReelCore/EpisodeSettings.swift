@@ -8,6 +8,8 @@ public struct EpisodeSettings: Equatable, Sendable {
     public var skipOutro: MediaTime = 0
     /// A filter that evens the level of speech (quiet and loud voices, a far microphone).
     public var voiceBoost = false
+    /// Shortens long silences (`Trim`), once the file's silences are known.
+    public var trimSilence = false
 
     public static let none = EpisodeSettings()
 
@@ -19,11 +21,13 @@ public struct EpisodeSettings: Equatable, Sendable {
     /// The longest intro or outro a feed may skip.
     public static let longestSkip: MediaTime = 3_600_000_000
 
-    public init(rate: Double? = nil, skipIntro: MediaTime = 0, skipOutro: MediaTime = 0, voiceBoost: Bool = false) {
+    public init(rate: Double? = nil, skipIntro: MediaTime = 0, skipOutro: MediaTime = 0, voiceBoost: Bool = false,
+                trimSilence: Bool = false) {
         self.rate = rate
         self.skipIntro = skipIntro
         self.skipOutro = skipOutro
         self.voiceBoost = voiceBoost
+        self.trimSilence = trimSilence
     }
 
     /// Where an episode starts: past its intro, unless it resumes later than that. An episode too
@@ -57,8 +61,8 @@ public struct FeedSummary: Equatable, Sendable {
 }
 
 extension Engine {
-    /// Gives entries their feed's settings. The loaded episode takes a new rate at once; skips and
-    /// the voice filter apply from its next start; the queued next entry is queued again.
+    /// Gives entries their feed's settings. The loaded episode takes a new rate and trimming at
+    /// once; skips and the voice filter apply from its next start; the queued next entry is queued again.
     mutating func setEpisodeSettings(_ settings: [EntryID: EpisodeSettings], now: MonotonicTime) -> [Effect] {
         let rateBefore = rate
         var changed = false
@@ -68,7 +72,7 @@ extension Engine {
         }
         guard changed else { return [] }
         queuedFrom = nil
-        return rate != rateBefore ? rateChanged(now: now) : []
+        return (rate != rateBefore ? rateChanged(now: now) : []) + retrimIfChanged(now: now)
     }
 }
 

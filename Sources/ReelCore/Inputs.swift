@@ -176,6 +176,8 @@ public enum BackendCommand: Equatable, Sendable {
     case setVideo(Bool)
     /// The filters of a load's file, applied when it starts (also as the queued next).
     case setVoiceBoost(LoadToken, Bool)
+    /// The parts of a load's file that it plays without (trimmed silence): sent before the load.
+    case setTrim(LoadToken, Trim)
 }
 
 /// Events the control buses pass on to their clients, in the order they happened.
@@ -195,11 +197,13 @@ public enum StorageChange: Equatable, Sendable {
     case finished(EntryID)
     /// The entry learnt tags its item should keep.
     case learned(EntryID)
+    /// Trimming left out this much more of the entry's item.
+    case timeSaved(EntryID, MediaTime)
 
     /// The entry whose item it concerns.
     public var entry: EntryID {
         switch self {
-        case .savePosition(let id, _), .finished(let id), .learned(let id): id
+        case .savePosition(let id, _), .finished(let id), .learned(let id), .timeSaved(let id, _): id
         }
     }
 }

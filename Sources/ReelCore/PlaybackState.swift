@@ -98,6 +98,10 @@ public struct CurrentLoad: Equatable, Sendable {
     /// Its feed skips an outro, but the backend was not told where (its length was unknown at the
     /// load): the engine ends it there itself.
     var outroUnsent = false
+    /// The cuts it plays with (its feed trims silence), as the backend was told at the load.
+    public internal(set) var trim: Trim?
+    /// How much of it trimming has left out so far, in this play.
+    public internal(set) var timeSaved: MediaTime = 0
 
     public init(token: LoadToken, seekable: Bool = false) {
         self.token = token

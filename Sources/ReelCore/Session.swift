@@ -63,6 +63,8 @@ public protocol LibrarySession: AnyObject {
     var activePlaylist: PlaylistInfo? { get }
     /// The feeds with episodes in the library, or settings.
     func feeds() throws -> [FeedSummary]
+    /// How much trimming silence has left out, over every item of the library.
+    func timeSavedInAll() throws -> MediaTime
     /// Changes a feed's settings (named as `Library.feed(named:)` takes it); they apply to its queued
     /// episodes at once. Returns the feed as it is now.
     func changeFeed(named name: String, _ change: (inout EpisodeSettings) -> Void) throws -> FeedSummary

@@ -27,7 +27,9 @@ public struct Snapshot: Equatable, Sendable {
     public var chapterKeys: ChapterKeys
     /// The sleep timer, when set (`Session.sleepLeft` tells the time left).
     public var sleep: SleepMode?
-
+    /// How much trimming silence has left out of the current entry in this play; nil when it
+    /// does not trim.
+    public var timeSaved: MediaTime?
 }
 
 /// User settings that outlive a track.

@@ -198,12 +198,12 @@ public final class Library {
             UPDATE items SET title = coalesce(title, ?), artist = coalesce(artist, ?), album = coalesce(album, ?),
                 duration_us = coalesce(duration_us, ?), cover = coalesce(?, cover), genre = coalesce(genre, ?),
                 album_artist = coalesce(album_artist, ?), track = coalesce(track, ?), disc = coalesce(disc, ?),
-                date = coalesce(date, ?), chapters = coalesce(?, chapters)
+                date = coalesce(date, ?), chapters = coalesce(?, chapters), silences = coalesce(?, silences)
             WHERE id = ?
             """, [text(m.title), text(m.artists.first), text(m.album), m.length.map(SQLValue.int) ?? .null,
                   text(cover), text(m.genres.isEmpty ? nil : m.genres.joined(separator: ";")),
                   text(m.albumArtists.first), number(m.trackNumber), number(m.disc), text(m.date),
-                  text(ChapterColumn.encode(m.chapters)), .int(id)])
+                  text(ChapterColumn.encode(m.chapters)), text(SilenceColumn.encode(m.silences)), .int(id)])
     }
 
     /// Items matching a full-text query over title, artist and album (every
@@ -245,6 +245,16 @@ public final class Library {
     public func setPosition(_ position: MediaTime, for id: Int64) throws {
         try db.query("UPDATE items SET position_us = ?, last_played = ? WHERE id = ?",
                      [.int(max(position, 0)), .int(Library.now()), .int(id)])
+    }
+
+    /// Trimming silence left out this much more of the item.
+    public func addTimeSaved(_ saved: MediaTime, for id: Int64) throws {
+        try db.query("UPDATE items SET time_saved_us = time_saved_us + ? WHERE id = ?", [.int(max(saved, 0)), .int(id)])
+    }
+
+    /// How much trimming silence has saved over every item.
+    public func totalTimeSaved() throws -> MediaTime {
+        try db.query("SELECT coalesce(sum(time_saved_us), 0) FROM items").first?[0].int ?? 0
     }
 
     /// Played to the end: from the start next time, and one more play.

@@ -4,7 +4,8 @@ import ReelCore
 extension LibraryItem {
     static let columns = """
         id, title, artist, album, duration_us, cover, local_path, remote_url, position_us, finished, play_count, \
-        last_played, added_at, genre, from_feed, album_artist, track, disc, date, modified, format, chapters, feed
+        last_played, added_at, genre, from_feed, album_artist, track, disc, date, modified, format, chapters, feed, \
+        silences, time_saved_us
         """
 
     init(row: [SQLValue]) {
@@ -15,8 +16,10 @@ extension LibraryItem {
                               format: row[20].text)
         info.chapters = ChapterColumn.decode(row[21].text)
         info.feed = row[22].text
+        info.silences = SilenceColumn.decode(row[23].text)
         self.init(id: row[0].int ?? 0, info: info, position: row[8].int ?? 0, finished: row[9].int == 1,
                   playCount: Int(row[10].int ?? 0), lastPlayed: row[11].int, addedAt: row[12].int ?? 0)
+        timeSaved = row[24].int ?? 0
     }
 }
 
@@ -38,6 +41,7 @@ extension ProbedItem {
                                        modified: first.modified ?? item.modified, format: first.format ?? item.format)
                 result[i].chapters = first.chapters.isEmpty ? item.chapters : first.chapters
                 result[i].feed = first.feed ?? item.feed
+                result[i].silences = first.silences.isEmpty ? item.silences : first.silences
                 for key in keys { slot[key] = i }
             } else {
                 for key in keys { slot[key] = result.count }

@@ -28,6 +28,7 @@ public final class LibraryWriter: @unchecked Sendable {
         case position(Int64, MediaTime)
         case finished(Int64)
         case learned(Int64, TrackMetadata)
+        case timeSaved(Int64, MediaTime)
     }
 
     /// One loop turn's writes.
@@ -213,6 +214,7 @@ extension Library {
                 case .position(let id, let position): try setPosition(position, for: id)
                 case .finished(let id): try markFinished(id)
                 case .learned(let id, let metadata): try learn(metadata, for: id)
+                case .timeSaved(let id, let saved): try addTimeSaved(saved, for: id)
                 }
             }
         }

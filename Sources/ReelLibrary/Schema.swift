@@ -139,6 +139,13 @@ enum Schema {
             voice_boost INTEGER NOT NULL DEFAULT 0
         );
         """,
+        // 9: trimming silence: each item's silences (SilenceColumn, from a scan), how much trimming
+        // has saved of it, and whether a feed's episodes trim.
+        """
+        ALTER TABLE items ADD COLUMN silences TEXT;
+        ALTER TABLE items ADD COLUMN time_saved_us INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE feed_settings ADD COLUMN trim INTEGER NOT NULL DEFAULT 0;
+        """,
     ]
 
     static var version: Int64 { Int64(migrations.count) }

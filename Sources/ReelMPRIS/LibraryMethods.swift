@@ -124,7 +124,8 @@ extension MPRISService {
 
     static func map(_ settings: EpisodeSettings) -> DBusValue {
         .vardict([("rate", .double(settings.rate ?? 0)), ("skipIntro", .int64(settings.skipIntro)),
-                  ("skipOutro", .int64(settings.skipOutro)), ("voiceBoost", .boolean(settings.voiceBoost))])
+                  ("skipOutro", .int64(settings.skipOutro)), ("voiceBoost", .boolean(settings.voiceBoost)),
+                  ("trimSilence", .boolean(settings.trimSilence))])
     }
 
     /// FeedSet's settings, checked whole before anything changes.
@@ -143,8 +144,9 @@ extension MPRISService {
                 }
                 steps.append(key == "skipIntro" ? { $0.skipIntro = time } : { $0.skipOutro = time })
             case ("voiceBoost", .boolean(let on)): steps.append { $0.voiceBoost = on }
+            case ("trimSilence", .boolean(let on)): steps.append { $0.trimSilence = on }
             default:
-                throw BusError.invalidArgs("FeedSet takes rate (d), skipIntro (x), skipOutro (x) and voiceBoost (b), not \(key) (\(value.signature))")
+                throw BusError.invalidArgs("FeedSet takes rate (d), skipIntro (x), skipOutro (x), voiceBoost (b) and trimSilence (b), not \(key) (\(value.signature))")
             }
         }
         return { settings in steps.forEach { $0(&settings) } }
@@ -183,6 +185,7 @@ extension MPRISService {
         }
         if let duration = item.duration { pairs.append(("duration", .int64(duration))) }
         if let last = item.lastPlayed { pairs.append(("lastPlayed", .int64(last))) }
+        if item.timeSaved > 0 { pairs.append(("timeSaved", .int64(item.timeSaved))) }
         return .vardict(pairs)
     }
 }

@@ -178,6 +178,9 @@ public final class MPRISService {
             let fill = cache?.cacheFill
             return .structure([.int64(fill?.present ?? -1), .int64(fill.map { $0.length ?? -1 } ?? -1)])
         }
+        if interface == MPRIS.reel, name == "TimeSavedInAll" {
+            return .int64((try? library?.timeSavedInAll()) ?? -1)
+        }
         guard let value = interface == MPRIS.playlists ? libraryProperty(name)
                 : PropertyValues.value(interface, name, host: host, version: version) else {
             throw BusError.unknownProperty("no property \(name) in \(interface)")

@@ -56,6 +56,7 @@ enum PropertyValues {
         case (MPRIS.reel, "ChapterKeys"): .string(s.chapterKeys.rawValue)
         case (MPRIS.reel, "SleepTimer"): .string(s.sleep?.name ?? "off")
         case (MPRIS.reel, "SleepLeft"): .int64(host.sleepLeft() ?? -1)
+        case (MPRIS.reel, "TimeSaved"): .int64(s.timeSaved ?? -1)
         case (MPRIS.reel, "Activity"): .string(s.activity ?? "")
         case (MPRIS.reel, "LibraryError"): .string(host.libraryError ?? "")
         default: nil

@@ -56,6 +56,11 @@ public final class MPVBackend {
     private var levelFilter = ""
     /// Loads whose file plays through the voice filter (a feed's voice boost).
     private var boosted: Set<LoadToken> = []
+    /// Loads to be played without parts of their file (trimmed silence), until they are loaded.
+    private var trimsAsked: [LoadToken: Trim] = [:]
+    /// The cuts of each of our mpv playlist entries that has some: mpv plays the kept parts back
+    /// to back (an EDL timeline), and every time crosses between its timeline and the file's here.
+    private var trims: [Int64: Trim] = [:]
     private var levelHookAdded = false
     /// Where the sound goes instead of a sound server (snapserver's pipe), and what it reports.
     private let sink: (any AudioSink)?
@@ -195,21 +200,26 @@ public final class MPVBackend {
             self.paused = paused
             pausedSeekTarget = nil
             lastHeard = nil
-            guard let id = loadFile(uri, mode: "replace", start: start, end: end) else {
+            let trim = trimsAsked.removeValue(forKey: token)
+            trimsAsked = [:]
+            guard let id = loadFile(uri, mode: "replace", start: start, end: end, trim: trim) else {
                 return [.failed(token, reason: lastCommandError)]
             }
             // `replace` empties mpv's playlist: events of every other entry are stale.
             tokens = [id: token]
             uris = [id: uri]
+            trims = trim.map { [id: $0] } ?? [:]
             boosted.formIntersection([token])
         case .queueNext(let token, let uri, let start, let end):
             if URLParts.isRemote(uri) { stream?.source.prefetch(uri) }
             dropQueued()
-            guard let id = loadFile(uri, mode: "append", start: start, end: end) else {
+            let trim = trimsAsked.removeValue(forKey: token)
+            guard let id = loadFile(uri, mode: "append", start: start, end: end, trim: trim) else {
                 return [.failed(token, reason: lastCommandError)]
             }
             tokens[id] = token
             uris[id] = uri
+            trims[id] = trim
             boosted = boosted.filter { tokens.values.contains($0) }
         case .unqueueNext:
             dropQueued()
@@ -232,6 +242,8 @@ public final class MPVBackend {
         case .setVolume(let volume):
             var value = volume * 100
             mpv_set_property_async(handle, 0, "volume", MPV_FORMAT_DOUBLE, &value)
+        case .setTrim(let token, let trim):
+            trimsAsked[token] = trim
         case .setVoiceBoost(let token, let on):
             if on { boosted.insert(token) } else { boosted.remove(token) }
             if on { addPreloadedHook() }
@@ -267,10 +279,13 @@ public final class MPVBackend {
     }
 
     /// Runs `loadfile`; returns mpv's playlist entry id for the file. `end`: where mpv
-    /// ends it (mpv's per-file option, so that a queued one still follows without a gap).
-    private func loadFile(_ uri: String, mode: String, start: MediaTime, end: MediaTime?) -> Int64? {
-        var args = ["loadfile", uri, mode]
-        let options = (start > 0 ? ["start=\(seconds(start))"] : []) + (end.map { ["end=\(seconds($0))"] } ?? [])
+    /// ends it (mpv's per-file option, so that a queued one still follows without a gap). With
+    /// `trim`, mpv plays the file's kept parts, and `start` and `end` are put on their timeline.
+    private func loadFile(_ uri: String, mode: String, start: MediaTime, end: MediaTime?, trim: Trim?) -> Int64? {
+        var args = ["loadfile", trim.map { Self.timeline(of: uri, keeping: $0) } ?? uri, mode]
+        let start = trim?.timeline(start) ?? start
+        let end = end.map { trim?.timeline($0) ?? $0 }
+        let options = (start > 0 ? ["start=\(Self.seconds(start))"] : []) + (end.map { ["end=\(Self.seconds($0))"] } ?? [])
         if !options.isEmpty { args.append(options.joined(separator: ",")) }
         var result = mpv_node()
         let rc = withCommand(args) { mpv_command_ret(handle, $0, &result) }
@@ -291,7 +306,25 @@ public final class MPVBackend {
         let kept = Set(ids.compactMap { $0 })
         tokens = tokens.filter { kept.contains($0.key) }
         uris = uris.filter { kept.contains($0.key) }
+        trims = trims.filter { kept.contains($0.key) }
     }
+
+    /// An mpv EDL of the file's kept parts, back to back. Each name is given with its length
+    /// (`%N%`), so that no character of it is read as EDL syntax; `!no_chapters`: the EDL's
+    /// chapters would be one a part, on its timeline (the engine has the file's).
+    static func timeline(of uri: String, keeping trim: Trim) -> String {
+        let name = "%\(uri.utf8.count)%" + uri
+        let parts = trim.keptParts.map { part in
+            name + ",\(seconds(part.start))" + (part.length.map { ",\(seconds($0))" } ?? "")
+        }
+        return "edl://!no_chapters;" + parts.joined(separator: ";")
+    }
+
+    /// The cuts of the file mpv plays now.
+    private var playingTrim: Trim? { playingEntry.flatMap { trims[$0] } }
+
+    /// A time of mpv's (on a trimmed file's timeline) as the file's own.
+    private func fileTime(_ time: MediaTime) -> MediaTime { playingTrim?.file(time) ?? time }
 
     /// Removes the mpv playlist entries with ids first ..< first + count.
     private func removeEntries(from first: Int64, count: Int32) {
@@ -341,7 +374,7 @@ public final class MPVBackend {
         var value = 0.0
         guard mpv_get_property(handle, "audio-pts", MPV_FORMAT_DOUBLE, &value) >= 0
                 || mpv_get_property(handle, "time-pos", MPV_FORMAT_DOUBLE, &value) >= 0 else { return nil }
-        return .fromSeconds(value)
+        return MediaTime.fromSeconds(value).map(fileTime)
     }
 
     // MARK: Events
@@ -606,8 +639,8 @@ public final class MPVBackend {
         if let pausedSeekTarget { return .position(token, pausedSeekTarget) }
         // mpv counts audio as played once the sink took it; it is heard after the sink's delay.
         guard let played = MediaTime.fromSeconds(seconds) else { return nil }
-        guard let sink else { return .position(token, played) }
-        let heard = smoother.smooth(played - sink.delay(), at: monotonicNow(), rate: speed)
+        guard let sink else { return .position(token, fileTime(played)) }
+        let heard = fileTime(smoother.smooth(played - sink.delay(), at: monotonicNow(), rate: speed))
         if token == currentToken { lastHeard = (token, heard) }
         return .position(token, heard)
     }
@@ -616,7 +649,7 @@ public final class MPVBackend {
         var metadata = TrackMetadata()
         var duration = 0.0
         if mpv_get_property(handle, "duration", MPV_FORMAT_DOUBLE, &duration) >= 0 {
-            metadata.length = .fromSeconds(duration)
+            metadata.length = MediaTime.fromSeconds(duration).map(fileTime)
         }
         metadata.chapters = chapters()
         var node = mpv_node()
@@ -668,11 +701,11 @@ public final class MPVBackend {
     /// The reply_userdata of seek commands, which mpv answers once it has run them.
     private static let seekReply: UInt64 = 1
 
-    /// An exact seek, sent without waiting: mpv may be busy opening a file.
+    /// An exact seek to a position of the file, sent without waiting: mpv may be busy opening it.
     private func seek(to target: MediaTime) {
         // Counted only once sent: mpv never answers a command it refused to take, and a count
         // that never falls would hide every restart after it.
-        let rc = withCommand(["seek", seconds(target), "absolute+exact"]) { mpv_command_async(handle, Self.seekReply, $0) }
+        let rc = withCommand(["seek", Self.seconds(playingTrim?.timeline(target) ?? target), "absolute+exact"]) { mpv_command_async(handle, Self.seekReply, $0) }
         if rc >= 0 { seeksUnanswered += 1 }
     }
 
@@ -683,7 +716,7 @@ public final class MPVBackend {
         }
     }
 
-    private func seconds(_ time: MediaTime) -> String {
+    private static func seconds(_ time: MediaTime) -> String {
         // Exact decimal rendering of integer µs: no floating-point rounding.
         let sign = time < 0 ? "-" : ""
         let magnitude = time.magnitude

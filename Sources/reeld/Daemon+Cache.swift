@@ -60,6 +60,8 @@ extension Daemon: CacheSession {
         switch result {
         case .success(let path):
             log("downloaded \(url) to \(path)")
+            scanner.forget(url)
+            scanSilences(engine.queue.entries.filter { $0.uri == url })
             mpris?.downloadFinished(url, path: path, error: nil)
         case .failure(let error):
             log("cannot download \(url): \(error)")

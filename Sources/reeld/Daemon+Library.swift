@@ -18,6 +18,8 @@ enum LoopResult: Sendable {
     case downloadProgress(String, Int64, Int64?)
     case downloadDone(String, Result<String, CacheError>)
     case syncDone(job: Int, Result<SyncOutcome, SessionError>)
+    /// A scan of this URI for silences finished: what it found, or why it could not.
+    case silences(String, [Silence], problem: String?)
 }
 
 extension Daemon: LibrarySession {
@@ -39,6 +41,8 @@ extension Daemon: LibrarySession {
 
     func feeds() throws -> [FeedSummary] { try settledLibrary.feeds() }
 
+    func timeSavedInAll() throws -> MediaTime { try settledLibrary.totalTimeSaved() }
+
     func changeFeed(named name: String, _ change: (inout EpisodeSettings) -> Void) throws -> FeedSummary {
         let written = try settledLibrary
         let feed = try written.feed(named: name)
@@ -58,7 +62,25 @@ extension Daemon: LibrarySession {
             let settings = entry.itemID.flatMap { byItem[$0] } ?? .none
             if settings != entry.episode { changes[entry.id] = settings }
         }
-        if !changes.isEmpty { _ = run(.setEpisodeSettings(changes)) }
+        if !changes.isEmpty {
+            // Scanned first: a scan found nothing to cut until told to trim.
+            _ = run(.setEpisodeSettings(changes))
+            scanSilences(engine.queue.entries.filter { changes[$0.id] != nil })
+        }
+    }
+
+    /// Has the silences of these entries found, where their feed trims them.
+    func scanSilences(_ entries: some Sequence<QueueEntry>) {
+        for entry in entries where entry.episode.trimSilence && entry.metadata.silences.isEmpty {
+            scanner.scanIfWanted(entry, path: filePath(of: entry))
+        }
+    }
+
+    /// The entry's file on disk: a local file, its download, or the cache's complete copy.
+    private func filePath(of entry: QueueEntry) -> String? {
+        guard case .uri(let uri) = library.source(for: entry) else { return nil }
+        if let url = URL(string: uri), url.isFileURL { return url.path }
+        return cachePath(uri)
     }
 
     func removeLibraryItem(_ id: Int64) throws -> Bool {

@@ -36,6 +36,7 @@ final class Daemon: Session {
         prober.probesRemote = !backend.readsThroughCache
         return prober
     }()
+    private(set) lazy var scanner = SilenceScanner(results: tasks)
     let library: LibraryBridge
     /// Results of work done off the loop (imports, cover art, probes, library writes).
     let tasks: Mailbox<LoopResult>
@@ -98,6 +99,7 @@ final class Daemon: Session {
         perform(engine.restore(stored, settings: settings, now: monotonicNow()))
         applyEpisodeSettings()
         engine.queue.entries.forEach(prober.probeIfUnknown)
+        scanSilences(engine.queue.entries)
         return stored.count
     }
 
@@ -130,10 +132,15 @@ final class Daemon: Session {
             catalogueRevision += 1
             jobs.removeValue(forKey: job)?.done(summary)
         case .libraryWrite(let outcome): _ = library.take(outcome, engine: &engine)
-        case .coverArt(let entry, let url): perform(engine.learn(TrackMetadata(artURL: url), for: entry))
+        case .coverArt(let entry, let url): perform(engine.learn(TrackMetadata(artURL: url), for: entry, now: monotonicNow()))
         case .tags(let uri, let metadata):
             for entry in prober.finished(uri) {
-                if let metadata { perform(engine.learn(metadata, for: entry)) }
+                if let metadata { perform(engine.learn(metadata, for: entry, now: monotonicNow())) }
+            }
+        case .silences(let uri, let silences, let problem):
+            if let problem { log("cannot trim the silences of \(uri): \(problem)") }
+            for entry in engine.queue.entries where entry.uri == uri && !silences.isEmpty {
+                perform(engine.learn(TrackMetadata(silences: silences), for: entry.id, now: monotonicNow()))
             }
         }
     }
@@ -191,7 +198,10 @@ final class Daemon: Session {
             case .announce(let announcement):
                 if trace { traceLine("announce \(announcement)") }
                 announcements.append(announcement)
-                if case .trackAdded(let id, _) = announcement, let entry = engine.queue[id] { prober.probeIfUnknown(entry) }
+                if case .trackAdded(let id, _) = announcement, let entry = engine.queue[id] {
+                    prober.probeIfUnknown(entry)
+                    scanSilences(CollectionOfOne(entry))
+                }
             case .store(let change):
                 if let entry = engine.queue[change.entry] { library.record(change, entry: entry) }
             case .log(let line):
@@ -210,7 +220,7 @@ final class Daemon: Session {
             switch followUps.removeFirst() {
             case .event(let event): feed(event)
             case .art(let entry, let art, replacing: true): perform(engine.replaceArt(art, for: entry))
-            case .art(let entry, let art, replacing: false): perform(engine.learn(TrackMetadata(artURL: art), for: entry))
+            case .art(let entry, let art, replacing: false): perform(engine.learn(TrackMetadata(artURL: art), for: entry, now: monotonicNow()))
             }
         }
     }
@@ -220,7 +230,12 @@ final class Daemon: Session {
         var command = command
         switch command {
         case .load(let token, let asked, let start, let end, let paused):
-            guard let uri = playableURI(for: token, start: start) else { return }
+            guard var uri = playableURI(for: token, start: start) else { return }
+            if engine.state.load?.token == token, engine.state.load?.trim != nil, URLParts.isRemote(uri),
+               let copy = cachePath(uri) {
+                // mpv opens the parts of a trimmed file itself, past the cache's hook: from the copy.
+                uri = URL(fileURLWithPath: copy).absoluteString
+            }
             command = .load(token, uri: uri, start: start, end: end, paused: paused)
             // A remote entry played from its download or complete copy seeks while it opens.
             if URLParts.isRemote(asked) && !URLParts.isRemote(uri) { followUps.append(.event(.opensLocally(token))) }

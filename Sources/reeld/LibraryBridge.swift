@@ -116,6 +116,7 @@ final class LibraryBridge {
             batch.items.append(.finished(id))
             positions[id] = 0
         case .learned: batch.items.append(.learned(id, entry.metadata))
+        case .timeSaved(_, let saved): batch.items.append(.timeSaved(id, saved))
         }
     }
 

@@ -7,7 +7,7 @@ final class EngineQueueTests: XCTestCase {
     func testTheEntriesOfOneFileShareTheTagsTheyLearn() {
         var h = Harness(uris: ["file:///same.ogg", "file:///same.ogg", "file:///same.ogg"])
         let tags = TrackMetadata(title: "Same", artists: ["Band"], length: 60_000_000)
-        for n in 1...3 { _ = h.engine.learn(tags, for: h.id(n)) }
+        for n in 1...3 { _ = h.engine.learn(tags, for: h.id(n), now: h.now) }
         let stored = h.engine.queue.entries.map(\.metadata)
         XCTAssertEqual(stored, [tags, tags, tags])
         XCTAssertTrue(stored.allSatisfy { $0.sharesStorage(with: tags) }, "one box for all three, not three copies")
@@ -201,9 +201,9 @@ final class EngineQueueTests: XCTestCase {
         var h = Harness(uris: uris, play: true)
         h.event(.loaded(h.token, TrackMetadata(title: "T", artists: ["A"], length: 1_000_000), seekable: true))
         XCTAssertEqual(h.playbackEffects, [.announce(.trackMetadataChanged(h.id(1)))])
-        XCTAssertEqual(h.engine.learn(TrackMetadata(artURL: "file:///cover.jpg"), for: h.id(1)),
+        XCTAssertEqual(h.engine.learn(TrackMetadata(artURL: "file:///cover.jpg"), for: h.id(1), now: h.now),
                        [.announce(.trackMetadataChanged(h.id(1))), .store(.learned(h.id(1)))])
-        XCTAssertEqual(h.engine.learn(TrackMetadata(artURL: "file:///cover.jpg"), for: h.id(1)), [], "same art: nothing to say")
+        XCTAssertEqual(h.engine.learn(TrackMetadata(artURL: "file:///cover.jpg"), for: h.id(1), now: h.now), [], "same art: nothing to say")
     }
 }
 

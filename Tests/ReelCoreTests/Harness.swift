@@ -22,7 +22,7 @@ struct FakeBackend {
         case .seek(let target): seeks.append(target)
         case .setRate(let r): rate = r
         case .setVolume(let v): volume = v
-        case .setReplayGain, .setVideo, .setVoiceBoost: break
+        case .setReplayGain, .setVideo, .setVoiceBoost, .setTrim: break
         }
     }
 }
@@ -59,7 +59,7 @@ struct Harness {
         record(engine.handle(event, now: now))
     }
 
-    private mutating func record(_ e: [Effect]) {
+    mutating func record(_ e: [Effect]) {
         effects = e
         e.forEach { backend.apply($0) }
     }

@@ -65,7 +65,7 @@ final class ScriptedSession: Session {
 
     /// Tags learnt for the entry at `position` (as a probe would find them).
     func learn(_ metadata: TrackMetadata, at position: Int) {
-        perform(engine.learn(metadata, for: engine.queue.entries[position].id))
+        perform(engine.learn(metadata, for: engine.queue.entries[position].id, now: 0))
     }
 
     func take() -> [Announcement] {
@@ -225,6 +225,7 @@ final class ScriptedLibrary: LibrarySession {
     }
     var activePlaylist: PlaylistInfo? { nil }
     func feeds() throws -> [FeedSummary] { [] }
+    func timeSavedInAll() throws -> MediaTime { 0 }
     func changeFeed(named name: String, _ change: (inout EpisodeSettings) -> Void) throws -> FeedSummary {
         throw SessionError(.noSuchItem, "no feed \(name)")
     }

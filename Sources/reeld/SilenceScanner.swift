@@ -1,0 +1,37 @@
+import Dispatch
+import FoundationEssentials
+import ReelSystem
+import ReelCore
+import ReelLibrary
+
+/// Finds the silences of queued episodes whose feed trims them, one file at a time on a worker
+/// thread (a scan decodes the whole file), and posts them to the loop. Only a file on disk is
+/// scanned: a local one, a download, or the cache's complete copy. Used from the loop thread only.
+final class SilenceScanner {
+    private let results: Mailbox<LoopResult>
+    private let worker = DispatchQueue(label: "reel.silences", qos: .utility)
+    /// URIs scanned, or being scanned, in this run: each once (a file without long silences
+    /// stores none, and would be scanned again and again).
+    private var asked: Set<String> = []
+
+    init(results: Mailbox<LoopResult>) {
+        self.results = results
+    }
+
+    /// Scans the entry's file at `path` unless its silences are known or it does not trim.
+    func scanIfWanted(_ entry: QueueEntry, path: String?) {
+        guard entry.episode.trimSilence, entry.metadata.silences.isEmpty, let path,
+              asked.insert(entry.uri).inserted else { return }
+        let (uri, length, results) = (entry.uri, entry.metadata.length, results)
+        worker.async {
+            do {
+                results.post(.silences(uri, try SilenceScan.file(path, length: length), problem: nil))
+            } catch {
+                results.post(.silences(uri, [], problem: "\(error)"))
+            }
+        }
+    }
+
+    /// A scan that found nothing new may be asked again (after a download replaced the file).
+    func forget(_ uri: String) { asked.remove(uri) }
+}
