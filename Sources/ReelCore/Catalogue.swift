@@ -65,7 +65,7 @@ public struct ProbedItem: Equatable, Sendable {
     /// The feed it was catalogued from, as `reel sync` was given it.
     public var feed: String?
     /// Its silences, once a scan found them (kept for trimming).
-    public var silences: [Silence] = []
+    public var silences = Silences()
     /// Where a feed's item keeps its chapters apart (Podcasting 2.0 `<podcast:chapters url=…>`):
     /// fetched when the feed is synced; not stored.
     public var chaptersURL: String?

@@ -31,7 +31,7 @@ public struct TrackMetadata: Equatable, Sendable {
         var streamTitle: String?
         var station: String?
         var chapters: [Chapter] = []
-        var silences: [Silence] = []
+        var silences = Silences()
     }
 
     private final class Box: Sendable {
@@ -71,11 +71,11 @@ public struct TrackMetadata: Equatable, Sendable {
     /// The file's chapters, or its feed's, in order of start (see `Chapter.normalized`).
     public var chapters: [Chapter] { get { self[\.chapters] } set { self[\.chapters] = newValue } }
     /// The file's silences, once a scan found them (for trimming; see `Silence.normalized`).
-    public var silences: [Silence] { get { self[\.silences] } set { self[\.silences] = newValue } }
+    public var silences: Silences { get { self[\.silences] } set { self[\.silences] = newValue } }
 
     public init(title: String? = nil, artists: [String] = [], albumArtists: [String] = [], album: String? = nil,
                 genres: [String] = [], trackNumber: Int? = nil, disc: Int? = nil, date: String? = nil,
-                length: MediaTime? = nil, artURL: String? = nil, chapters: [Chapter] = [], silences: [Silence] = []) {
+                length: MediaTime? = nil, artURL: String? = nil, chapters: [Chapter] = [], silences: Silences = Silences()) {
         let fields = Fields(title: title, artists: artists, albumArtists: albumArtists, album: album, genres: genres,
                             trackNumber: trackNumber, disc: disc, date: date, length: length, artURL: artURL,
                             chapters: chapters, silences: silences)

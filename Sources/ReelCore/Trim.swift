@@ -29,6 +29,21 @@ public struct Silence: Equatable, Sendable {
     public static let mostSilences = 36_000
 }
 
+/// A file's silences as a scan found them: in the file's own time (where mpv and ffmpeg start it,
+/// at its first sample), and where that time starts among the container's timestamps (an MP3's
+/// encoder delay, 25 ms), which mpv's timelines count in.
+public struct Silences: Equatable, Sendable {
+    public var spans: [Silence]
+    public var origin: MediaTime
+
+    public init(_ spans: [Silence] = [], origin: MediaTime = 0) {
+        self.spans = Silence.normalized(spans)
+        self.origin = origin
+    }
+
+    public var isEmpty: Bool { spans.isEmpty }
+}
+
 /// What trimming silence takes out of a file: the middle of every silence of at least
 /// `threshold`, so that each one plays `kept` long; speech and short pauses stay as they are.
 ///
@@ -43,10 +58,13 @@ public struct Trim: Equatable, Sendable {
 
     /// The parts taken out, sorted, apart from each other: each is `start ..< end`.
     public let cuts: [Silence]
+    /// Where the file's time starts among its container's timestamps (`Silences.origin`).
+    public let origin: MediaTime
 
     /// The cuts of a file with these silences; nil when no silence is long enough.
-    public init?(silences: [Silence]) {
-        let cuts = Silence.normalized(silences).compactMap { silence -> Silence? in
+    public init?(silences: Silences) {
+        origin = silences.origin
+        let cuts = silences.spans.compactMap { silence -> Silence? in
             guard silence.length >= Trim.threshold else { return nil }
             return Silence(start: silence.start + Trim.kept / 2, end: silence.end - Trim.kept / 2)
         }

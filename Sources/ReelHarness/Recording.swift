@@ -142,6 +142,20 @@ public final class Recording: @unchecked Sendable {
         return result
     }
 
+    /// Stretches of sound with the short silences inside them (within speech, between words)
+    /// joined: passages, as (start, end) clock times.
+    public func phrases(joining shorter: MonotonicTime = 150_000) -> [(start: MonotonicTime, end: MonotonicTime)] {
+        var result: [(start: MonotonicTime, end: MonotonicTime)] = []
+        for sound in sounds() {
+            if let last = result.last, sound.start - last.end < shorter {
+                result[result.count - 1].end = sound.end
+            } else {
+                result.append(sound)
+            }
+        }
+        return result
+    }
+
     /// The silences between the first and the last sound, longest first, in µs.
     public func gaps(from: MonotonicTime? = nil, to: MonotonicTime? = nil) -> [(at: MonotonicTime, length: MonotonicTime)] {
         let parts = sounds(from: from, to: to)

@@ -1,20 +1,25 @@
 import ReelCore
 
 /// Silences as the library's `silences` column keeps them: a line a silence, its start and end in
-/// µs apart by a space. NULL for none found yet.
+/// µs apart by a space; first, when it is not 0, `origin N` (`Silences.origin`). NULL for none found.
 enum SilenceColumn {
-    static func encode(_ silences: [Silence]) -> String? {
+    static func encode(_ silences: Silences) -> String? {
         guard !silences.isEmpty else { return nil }
-        return silences.map { "\($0.start) \($0.end)" }.joined(separator: "\n")
+        let origin = silences.origin != 0 ? ["origin \(silences.origin)"] : []
+        return (origin + silences.spans.map { "\($0.start) \($0.end)" }).joined(separator: "\n")
     }
 
-    /// What `encode` wrote; a line that is not a silence (a damaged row) is skipped.
-    static func decode(_ text: String?) -> [Silence] {
-        guard let text else { return [] }
-        return Silence.normalized(text.split(separator: "\n").compactMap { line in
+    /// What `encode` wrote; a line that is neither (a damaged row) is skipped.
+    static func decode(_ text: String?) -> Silences {
+        guard let text else { return Silences() }
+        var origin: MediaTime = 0
+        var spans: [Silence] = []
+        for line in text.split(separator: "\n") {
             let parts = line.split(separator: " ")
-            guard parts.count == 2, let start = MediaTime(parts[0]), let end = MediaTime(parts[1]) else { return nil }
-            return Silence(start: start, end: end)
-        })
+            guard parts.count == 2, let end = MediaTime(parts[1]) else { continue }
+            if parts[0] == "origin" { origin = end; continue }
+            if let start = MediaTime(parts[0]), let silence = Silence(start: start, end: end) { spans.append(silence) }
+        }
+        return Silences(spans, origin: origin)
     }
 }

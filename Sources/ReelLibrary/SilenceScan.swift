@@ -11,7 +11,7 @@ public enum SilenceScan {
 
     /// The silences of the file at `path`, in the file's own time as mpv plays it (ffmpeg starts
     /// its clock at the first sample, as mpv does); `length` ends one that runs to the end.
-    public static func file(_ path: String, length: MediaTime?, timeout: Double = 600) throws -> [Silence] {
+    public static func file(_ path: String, length: MediaTime?, timeout: Double = 600) throws -> Silences {
         let result: Subprocess.Result
         do {
             result = try Subprocess.run("/usr/bin/ffmpeg", ["-nostdin", "-hide_banner", "-nostats", "-v", "info",
@@ -30,11 +30,18 @@ public enum SilenceScan {
         return parse(log, length: length)
     }
 
-    /// silencedetect's lines: `silence_start: 1.5`, then `silence_end: 3.2 | silence_duration: 1.7`.
-    static func parse(_ log: String, length: MediaTime?) -> [Silence] {
+    /// silencedetect's lines: `silence_start: 1.5`, then `silence_end: 3.2 | silence_duration: 1.7`;
+    /// and the input's `Duration: …, start: 0.025057, …`, where its timestamps start.
+    static func parse(_ log: String, length: MediaTime?) -> Silences {
         var silences: [Silence] = []
         var start: MediaTime?
-        for line in log.split(separator: "\n") where line.contains("silencedetect") {
+        var origin: MediaTime = 0
+        for line in log.split(separator: "\n") {
+            if line.contains("Duration: "), let value = number(after: "start: ", in: line) {
+                origin = value
+                continue
+            }
+            guard line.contains("silencedetect") else { continue }
             if let value = number(after: "silence_start: ", in: line) {
                 start = max(value, 0)
             } else if let value = number(after: "silence_end: ", in: line), let from = start {
@@ -43,7 +50,7 @@ public enum SilenceScan {
             }
         }
         if let from = start, let length, let silence = Silence(start: from, end: length) { silences.append(silence) }
-        return Silence.normalized(silences)
+        return Silences(silences, origin: origin)
     }
 
     private static func number(after label: String, in line: Substring) -> MediaTime? {

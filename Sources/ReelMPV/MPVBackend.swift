@@ -309,13 +309,14 @@ public final class MPVBackend {
         trims = trims.filter { kept.contains($0.key) }
     }
 
-    /// An mpv EDL of the file's kept parts, back to back. Each name is given with its length
+    /// An mpv EDL of the file's kept parts, back to back. A part's start is in the container's
+    /// timestamps (mpv does not take the file's start time off it). Each name is given with its length
     /// (`%N%`), so that no character of it is read as EDL syntax; `!no_chapters`: the EDL's
     /// chapters would be one a part, on its timeline (the engine has the file's).
     static func timeline(of uri: String, keeping trim: Trim) -> String {
         let name = "%\(uri.utf8.count)%" + uri
         let parts = trim.keptParts.map { part in
-            name + ",\(seconds(part.start))" + (part.length.map { ",\(seconds($0))" } ?? "")
+            name + ",\(seconds(part.start + trim.origin))" + (part.length.map { ",\(seconds($0))" } ?? "")
         }
         return "edl://!no_chapters;" + parts.joined(separator: ";")
     }

@@ -19,7 +19,7 @@ enum LoopResult: Sendable {
     case downloadDone(String, Result<String, CacheError>)
     case syncDone(job: Int, Result<SyncOutcome, SessionError>)
     /// A scan of this URI for silences finished: what it found, or why it could not.
-    case silences(String, [Silence], problem: String?)
+    case silences(String, Silences, problem: String?)
 }
 
 extension Daemon: LibrarySession {

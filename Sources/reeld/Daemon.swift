@@ -139,6 +139,10 @@ final class Daemon: Session {
             }
         case .silences(let uri, let silences, let problem):
             if let problem { log("cannot trim the silences of \(uri): \(problem)") }
+            if problem == nil {
+                let cut = Trim(silences: silences)?.saved ?? 0
+                log("silences of \(uri): \(silences.spans.count), \(ClockText.format(cut)) to trim")
+            }
             for entry in engine.queue.entries where entry.uri == uri && !silences.isEmpty {
                 perform(engine.learn(TrackMetadata(silences: silences), for: entry.id, now: monotonicNow()))
             }

@@ -27,7 +27,7 @@ final class SilenceScanner {
             do {
                 results.post(.silences(uri, try SilenceScan.file(path, length: length), problem: nil))
             } catch {
-                results.post(.silences(uri, [], problem: "\(error)"))
+                results.post(.silences(uri, Silences(), problem: "\(error)"))
             }
         }
     }

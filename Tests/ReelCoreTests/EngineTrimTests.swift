@@ -5,9 +5,9 @@ import XCTest
 /// each one at the moment it is reached, in the file's own time.
 final class EngineTrimTests: XCTestCase {
     /// A silence of 2 s at 10 s and one of 3 s at 20 s: cuts of 1.7 s at 10.15 s and 2.7 s at 20.15 s.
-    static let silences = [Silence(start: 10_000_000, end: 12_000_000)!, Silence(start: 20_000_000, end: 23_000_000)!]
+    static let silences = Silences([Silence(start: 10_000_000, end: 12_000_000)!, Silence(start: 20_000_000, end: 23_000_000)!])
 
-    func queue(trim: Bool = true, silences: [Silence] = EngineTrimTests.silences) -> Harness {
+    func queue(trim: Bool = true, silences: Silences = EngineTrimTests.silences) -> Harness {
         var h = Harness()
         var episode = NewEntry(uri: "file:///talk.mp3", metadata: TrackMetadata(length: 60_000_000, silences: silences))
         episode.episode = EpisodeSettings(trimSilence: trim)
@@ -55,7 +55,7 @@ final class EngineTrimTests: XCTestCase {
     }
 
     func testFoundSilencesOrTrimmingTurnedOnReloadTheEpisodeWhereItIsHeard() throws {
-        var h = queue(silences: [])
+        var h = queue(silences: Silences())
         h.finishLoad(length: 60_000_000, at: 5_000_000)
         h.advance(ms: 1_000)
         let first = h.token

@@ -8,15 +8,15 @@ final class TrimTests: XCTestCase {
                     Silence(start: 6_000_000, end: 7_500_000)!]
 
     func testLongSilencesKeepTheirEdgesAndShortOnesStayWhole() throws {
-        let trim = try XCTUnwrap(Trim(silences: silences))
+        let trim = try XCTUnwrap(Trim(silences: Silences(silences)))
         XCTAssertEqual(trim.cuts, [Silence(start: 1_150_000, end: 2_850_000)!, Silence(start: 6_150_000, end: 7_350_000)!])
         XCTAssertEqual(trim.saved, 2_900_000)
-        XCTAssertNil(Trim(silences: [Silence(start: 0, end: 499_999)!]), "shorter than the threshold: nothing to cut")
-        XCTAssertNil(Trim(silences: []))
+        XCTAssertNil(Trim(silences: Silences([Silence(start: 0, end: 499_999)!])), "shorter than the threshold: nothing to cut")
+        XCTAssertNil(Trim(silences: Silences()))
     }
 
     func testTimesCrossBetweenTheFileAndTheTimeline() throws {
-        let trim = try XCTUnwrap(Trim(silences: silences))
+        let trim = try XCTUnwrap(Trim(silences: Silences(silences)))
         XCTAssertEqual(trim.timeline(1_000_000), 1_000_000)
         XCTAssertEqual(trim.timeline(2_000_000), 1_150_000, "inside a cut: where it is played, at the cut")
         XCTAssertEqual(trim.timeline(2_850_000), 1_150_000)
@@ -32,10 +32,10 @@ final class TrimTests: XCTestCase {
     }
 
     func testKeptPartsAreTheFileLessItsCuts() throws {
-        let trim = try XCTUnwrap(Trim(silences: silences))
+        let trim = try XCTUnwrap(Trim(silences: Silences(silences)))
         let parts = trim.keptParts.map { "\($0.start)+\($0.length.map(String.init) ?? "end")" }
         XCTAssertEqual(parts, ["0+1150000", "2850000+3300000", "7350000+end"])
-        let fromStart = try XCTUnwrap(Trim(silences: [Silence(start: 0, end: 2_000_000)!]))
+        let fromStart = try XCTUnwrap(Trim(silences: Silences([Silence(start: 0, end: 2_000_000)!])))
         XCTAssertEqual(fromStart.keptParts.first?.start, 0, "a silence at the start keeps its last 150 ms and its first")
         XCTAssertEqual(fromStart.keptParts.count, 2)
     }

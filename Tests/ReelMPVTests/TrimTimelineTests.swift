@@ -8,7 +8,7 @@ import XCTest
 /// backend reports or takes is the file's own.
 final class TrimTimelineTests: BackendTestCase {
     /// Cuts of 1.7 s at 1.15 s and 1.2 s at 5.45 s of an 8 s file.
-    let trim = Trim(silences: [Silence(start: 1_000_000, end: 3_000_000)!, Silence(start: 5_300_000, end: 6_800_000)!])!
+    let trim = Trim(silences: Silences([Silence(start: 1_000_000, end: 3_000_000)!, Silence(start: 5_300_000, end: 6_800_000)!]))!
 
     func testLengthLandingsAndSeeksAreInTheFilesTime() throws {
         // A name with what EDL syntax would read as separators.
@@ -42,9 +42,13 @@ final class TrimTimelineTests: BackendTestCase {
         XCTAssertLessThan(sample, 8_000_000)
     }
 
-    func testTheTimelineNamesEachPartWithItsLength() {
+    func testTheTimelineNamesEachPartWithItsLengthInTheContainersTimestamps() {
         let edl = MPVBackend.timeline(of: "file:///a,b;c.ogg", keeping: trim)
         XCTAssertEqual(edl, "edl://!no_chapters;%17%file:///a,b;c.ogg,0.000000,1.150000;"
                        + "%17%file:///a,b;c.ogg,2.850000,2.600000;%17%file:///a,b;c.ogg,6.650000")
+        // An MP3 whose timestamps start 25 ms in (its encoder delay): mpv's EDL counts in them.
+        let mp3 = Trim(silences: Silences(trim.cuts.map { Silence(start: $0.start - 150_000, end: $0.end + 150_000)! }, origin: 25_057))!
+        XCTAssertEqual(MPVBackend.timeline(of: "t.mp3", keeping: mp3), "edl://!no_chapters;%5%t.mp3,0.025057,1.150000;"
+                       + "%5%t.mp3,2.875057,2.600000;%5%t.mp3,6.675057")
     }
 }
