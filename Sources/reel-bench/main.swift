@@ -107,9 +107,14 @@ func printSound(_ rows: [(SoundServer.Kind, reel: SoundBench.Figures, mpv: Sound
     }
 }
 
-// `reel-bench --sound` measures only on the sound servers.
+// `reel-bench --sound` measures only on the sound servers; `--talk` only trimmed silence.
 if CommandLine.arguments.contains("--sound") {
     printSound(try soundFigures())
+    printTalk(try TalkBench(dir: dir).run())
+    finish()
+}
+if CommandLine.arguments.contains("--talk") {
+    printTalk(try TalkBench(dir: dir).run())
     finish()
 }
 /// The queue-scale part.
@@ -286,6 +291,8 @@ func measureBareMPV() throws -> Usage {
 let bareUsage = try measureBareMPV()
 
 let sound = try soundFigures()
+say("trimmed silence: a generated talk on PulseAudio")
+let talk = try TalkBench(dir: dir).run()
 say("queue: 100,000 entries")
 let queueScale = try queueFigures()
 
@@ -331,6 +338,7 @@ print("| CPU over 10 s of playback | \(String(format: "%.1f", reel.usage.cpuPerc
 print("\nBare `mpv --no-video` on the same file: RSS \(bareUsage.rssKiB / 1024) MiB, "
       + "CPU \(String(format: "%.1f", bareUsage.cpuPercent)) %.")
 printSound(sound)
+printTalk(talk)
 printQueueFigures(queueScale)
 printCacheFigures(cacheFigures)
 printNetworkFigures(networkFigures)
