@@ -157,9 +157,9 @@ public struct CommandSpec: Sendable {
             CommandSpec("ls", ["feed ls [--json]"], "The synced feeds, their episodes and their settings.", flags: ["--json"]),
             CommandSpec("set", ["feed set FEED SETTING VALUE ..."],
                         "Settings for a feed's episodes, wherever they play: rate R (or default), skip-intro SECONDS, "
-                        + "skip-outro SECONDS, boost on|off (a filter that evens voices). FEED is its URL as synced, or "
-                        + "words of it that name one feed.",
-                        examples: ["reel feed set example.org rate 1.3 skip-intro 30 skip-outro 15 boost on"]),
+                        + "skip-outro SECONDS, boost on|off (a filter that evens voices), trim on|off (shortens silences "
+                        + "of 0.5 s or more to 0.3 s). FEED is its URL as synced, or words of it that name one feed.",
+                        examples: ["reel feed set example.org rate 1.3 skip-intro 30 skip-outro 15 boost on trim on"]),
         ], group: "Downloads and the cache"),
         CommandSpec("cache", ["cache COMMAND"], "The cache of remote media.", subcommands: [
             CommandSpec("ls", ["cache ls [--json]"], "What the cache holds, and how much of each.", flags: ["--json"]),

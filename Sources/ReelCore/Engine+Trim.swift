@@ -41,9 +41,10 @@ extension Engine {
 extension Engine {
     /// The loaded entry plays with other cuts than its feed's settings and its silences now call
     /// for (trimming turned on or off, or a scan that has just found its silences): it is loaded
-    /// again from where it is heard, so that the change is heard at once.
+    /// again from where it is heard (or, still opening, from where it was to start), so that the
+    /// change is heard at once.
     mutating func retrimIfChanged(now: MonotonicTime) -> [Effect] {
-        guard incoming == nil, let load = state.load, !load.pending, !load.ended, load.seekable,
+        guard incoming == nil, let load = state.load, !load.ended, load.seekable,
               let entry = queue[load.token.entry], Engine.trim(for: entry) != load.trim else { return [] }
         return start(entry.id, play: state.wantsToPlay, now: now, from: position(at: now))
     }

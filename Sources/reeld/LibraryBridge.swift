@@ -199,6 +199,8 @@ final class LibraryBridge {
                                    metadata: new.metadata ?? TrackMetadata(),
                                    itemID: row.itemID, resumeAt: new.resumeAt, prefersResume: new.prefersResume)
             entry.range = row.range
+            // Its feed's settings from the start: the current entry is loaded as the queue is restored.
+            entry.episode = new.episode
             return (entry, Queue.Place(rank: row.rank, shuffleKey: row.shuffleKey))
         }
         storedState = state

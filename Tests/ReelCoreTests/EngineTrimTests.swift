@@ -7,11 +7,11 @@ final class EngineTrimTests: XCTestCase {
     /// A silence of 2 s at 10 s and one of 3 s at 20 s: cuts of 1.7 s at 10.15 s and 2.7 s at 20.15 s.
     static let silences = Silences([Silence(start: 10_000_000, end: 12_000_000)!, Silence(start: 20_000_000, end: 23_000_000)!])
 
-    func queue(trim: Bool = true, silences: Silences = EngineTrimTests.silences) -> Harness {
+    func queue(trim: Bool = true, silences: Silences = EngineTrimTests.silences, play: Bool = true) -> Harness {
         var h = Harness()
         var episode = NewEntry(uri: "file:///talk.mp3", metadata: TrackMetadata(length: 60_000_000, silences: silences))
         episode.episode = EpisodeSettings(trimSilence: trim)
-        h.command(.add(entries: [episode, NewEntry(uri: "file:///song.ogg")], after: nil, atStart: false, play: true))
+        h.command(.add(entries: [episode, NewEntry(uri: "file:///song.ogg")], after: nil, atStart: false, play: play))
         return h
     }
 
@@ -69,6 +69,17 @@ final class EngineTrimTests: XCTestCase {
         XCTAssertNotEqual(h.token, second, "trimming turned off: loaded again, whole")
         XCTAssertNil(h.engine.snapshot.timeSaved)
         XCTAssertFalse(h.effects.contains { if case .backend(.setTrim) = $0 { true } else { false } })
+    }
+
+    func testAnEpisodeStillOpeningIsLoadedAgainWithItsCutsFromItsStart() throws {
+        var h = queue(silences: Silences(), play: false)
+        h.command(.startAt(h.id(1), 4_000_000))
+        let opening = h.token, paused = try XCTUnwrap(h.load).paused
+        h.record(h.engine.learn(TrackMetadata(silences: Self.silences), for: h.id(1), now: h.now))
+        XCTAssertNotEqual(h.token, opening)
+        XCTAssertEqual(try XCTUnwrap(h.load).start, 4_000_000)
+        XCTAssertEqual(try XCTUnwrap(h.load).paused, paused, "playing or paused as it was")
+        XCTAssertNotNil(h.engine.state.load?.trim)
     }
 
     func testAnEpisodeThatTrimsIsNotQueuedToFollowWithoutAGap() {
