@@ -64,6 +64,16 @@ public struct Talk {
                                    "-metadata", "title=Talk", url.path])
     }
 
+    /// A reading of Position, stamped with the middle of its round trip; nil when the round trip
+    /// took over 2 ms (the daemon answered busy, or the reader was descheduled), which leaves the
+    /// moment it was taken too uncertain to hold it to a few ms.
+    public static func read(_ position: () throws -> MediaTime) rethrows -> (at: MonotonicTime, position: MediaTime)? {
+        let sent = monotonicNow()
+        let value = try position()
+        let answered = monotonicNow()
+        return answered - sent <= 2_000 ? ((sent + answered) / 2, value) : nil
+    }
+
     /// How far each Position reading (taken at a clock time) was from the file's time of what was
     /// heard then: from where the phrase heard starts in the file, and how far into it the recording
     /// was. Only readings inside a phrase count (in a shortened silence either side of a cut is

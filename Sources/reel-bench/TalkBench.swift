@@ -81,9 +81,7 @@ struct TalkBench {
         var readings: [(at: MonotonicTime, position: MediaTime)] = []
         let end = Date().addingTimeInterval(Double(talk.length) / 1e6 + 10)
         while Date() < end, try probe.get("PlaybackStatus").string != "Stopped" || readings.isEmpty {
-            let t0 = monotonicNow()
-            let position = try probe.get("Position").int64 ?? 0
-            readings.append(((t0 + monotonicNow()) / 2, position))
+            if let reading = try Talk.read({ try probe.get("Position").int64 ?? 0 }) { readings.append(reading) }
             let saved = try probe.connection.getProperty(subject.busName, MPRIS.objectPath, MPRIS.reel, "TimeSaved").int64 ?? -1
             if saved >= 0 { run.saved = saved }
             probe.listen(0.03) { _, _ in }
