@@ -69,11 +69,21 @@ extension Daemon: LibrarySession {
         }
     }
 
-    /// Has the silences of these entries found, where their feed trims them.
+    /// Has the silences of these entries found, where their feed trims them. A remote episode
+    /// with no file on disk is downloaded first (the scan reads the whole file); its download's end
+    /// scans it, and an episode that plays meanwhile goes on trimmed from there.
     func scanSilences(_ entries: some Sequence<QueueEntry>) {
+        var fetch: [String] = []
         for entry in entries where entry.episode.trimSilence && entry.metadata.silences.isEmpty {
-            scanner.scanIfWanted(entry, path: filePath(of: entry))
+            if let path = filePath(of: entry) {
+                scanner.scanIfWanted(entry, path: path)
+            } else if entry.isRemote, cache != nil, scanner.fetchOnce(entry.uri) {
+                fetch.append(entry.uri)
+            }
         }
+        guard let cache, !fetch.isEmpty else { return }
+        log("downloading \(fetch.count == 1 ? "1 episode to trim its" : "\(fetch.count) episodes to trim their") silences")
+        startDownloads(fetch, in: cache)
     }
 
     /// The entry's file on disk: a local file, its download, or the cache's complete copy.

@@ -343,6 +343,30 @@ final class RemoteMediaTests: OriginTestCase {
         XCTAssertEqual(Double(try position()), Double(before), accuracy: 50_000)
     }
 
+    /// An episode of a feed that trims, synced without its download and played as it streams: reel
+    /// downloads it to find its silences, and it goes on trimmed from where it is heard.
+    func testAStreamedEpisodeIsDownloadedToTrimAndGoesOnTrimmed() throws {
+        try FileManager.default.createDirectory(at: served, withIntermediateDirectories: true)
+        try Tones.ffmpeg(["-f", "lavfi", "-i", "sine=frequency=440:duration=8,volume='if(between(t,4,6),0,1)':eval=frame",
+                          "-ac", "2", "-c:a", "libvorbis", "-metadata", "title=Late gap", served.appendingPathComponent("late.ogg").path])
+        try "<rss><channel><item><title>Late gap</title><enclosure url=\"late.ogg\"/></item></channel></rss>"
+            .write(to: served.appendingPathComponent("late.xml"), atomically: true, encoding: .utf8)
+        try startDaemon()
+        XCTAssertEqual(try reel("sync", "--no-download", origin.url("late.xml")).0, 0)
+        XCTAssertEqual(try reel("feed", "set", "late", "trim", "on").0, 0)
+        drainSignals()
+        XCTAssertEqual(try reel("lib", "play", "Late gap").0, 0)
+        let deadline = Date().addingTimeInterval(10)
+        while try get("TimeSaved", MPRIS.reel).int64 ?? -1 < 0, Date() < deadline { listen(for: 0.05) }
+        XCTAssertEqual(try get("TimeSaved", MPRIS.reel).int64, 0, "never trimmed: \(daemon!.text)")
+        XCTAssertTrue(daemon!.text.contains("downloading 1 episode to trim its silences"), daemon!.text)
+        XCTAssertLessThan(try position(), 4_000_000, "trimmed before the silence")
+        let jump = try XCTUnwrap(waitForSignal { $0.member == "Seeked" && ($0.arguments.first?.int64 ?? 0) > 5_000_000 },
+                                 "no jump over the cut")
+        XCTAssertEqual(Double(jump.arguments.first?.int64 ?? 0), 5_850_000, accuracy: 60_000)
+        XCTAssertEqual(Double(try XCTUnwrap(get("TimeSaved", MPRIS.reel).int64)), 1_700_000, accuracy: 60_000)
+    }
+
     func testAJSONCatalogueIsSyncedWithoutDownloadsOnRequest() throws {
         try serve("a.wav", seconds: 1)
         try #"[{"url": "a.wav", "title": "Item A"}, {"url": "ftp://example.org/x.wav"}, {"title": "no url"}]"#
