@@ -12,13 +12,13 @@ extension Engine {
         case .loaded(let token, let metadata, let canSeek, _):
             if token == incoming?.token {
                 incoming?.seekable = canSeek
-                return merge(metadata, into: token.entry)
+                return mergeLoaded(metadata, into: token.entry, seekable: canSeek)
             }
             guard case .loading(var load, let play) = state, load.token == token else { return [] }
             load.seekable = canSeek
             state = play ? .playing(load) : .paused(load)
             failuresInARow = 0
-            return merge(metadata, into: token.entry)
+            return mergeLoaded(metadata, into: token.entry, seekable: canSeek)
         case .restarted(let token, let position):
             if token == incoming?.token { return incomingRestarted(at: position, now: now) }
             guard var load = state.load, load.token == token, load.seekInFlight || load.pending else { return [] }
@@ -185,6 +185,16 @@ extension Engine {
         return [.backend(.unload)] + (failed ? [] : consumed(id))
     }
 
+    /// The tags a load opened with. A stream that opens unseekable and without a length has none:
+    /// a length guessed for it before (ffprobe on a live station, which a probe may give the
+    /// length of what it read) goes.
+    private mutating func mergeLoaded(_ tags: TrackMetadata, into id: EntryID, seekable: Bool) -> [Effect] {
+        guard !seekable, tags.length == nil, queue[id]?.metadata.length != nil else { return merge(tags, into: id) }
+        queue.update(id) { $0.metadata.length = nil }
+        let effects = merge(tags, into: id)
+        return effects.isEmpty ? [.announce(.trackMetadataChanged(id))] : effects
+    }
+
     mutating func merge(_ tags: TrackMetadata, into id: EntryID) -> [Effect] {
         guard let old = queue[id]?.metadata else { return [] }
         var merged = old
@@ -223,6 +233,10 @@ extension Engine {
     /// from a probe, its cover art, its silences); one TrackMetadataChanged if anything is new. The
     /// silences of the loaded entry trim it at once, if its feed trims.
     public mutating func learn(_ metadata: TrackMetadata, for id: EntryID, now: MonotonicTime) -> [Effect] {
+        var metadata = metadata
+        if let load = state.load, load.token.entry == id, !load.pending, !load.seekable {
+            metadata.length = nil   // it plays as a stream: a probe's length for it is a guess
+        }
         let effects = merge(metadata, into: id)
         return effects + (metadata.silences.isEmpty ? [] : retrimIfChanged(now: now))
     }

@@ -451,7 +451,15 @@ public final class MPVBackend {
         case MPV_EVENT_FILE_LOADED:
             opening = false
             guard let token = currentToken else { return nil }
-            return .loaded(token, loadedMetadata(), seekable: flag("seekable") ?? false, embeddedArt: hasAlbumArt())
+            let seekable = flag("seekable") ?? false
+            var tags = loadedMetadata()
+            var size: Int64 = 0
+            if !seekable, mpv_get_property(handle, "file-size", MPV_FORMAT_INT64, &size) < 0 {
+                // A stream of no known size that cannot seek (a station, read by mpv itself): the
+                // duration mpv gives it is that of what it has read so far.
+                tags.length = nil
+            }
+            return .loaded(token, tags, seekable: seekable, embeddedArt: hasAlbumArt())
         case MPV_EVENT_COMMAND_REPLY:
             if event.reply_userdata == Self.seekReply { seeksUnanswered = max(seeksUnanswered - 1, 0) }
             return nil

@@ -205,6 +205,21 @@ final class EngineQueueTests: XCTestCase {
                        [.announce(.trackMetadataChanged(h.id(1))), .store(.learned(h.id(1)))])
         XCTAssertEqual(h.engine.learn(TrackMetadata(artURL: "file:///cover.jpg"), for: h.id(1), now: h.now), [], "same art: nothing to say")
     }
+
+    /// ffprobe on a live station may give the length of what it read: once the station opens
+    /// unseekable and without a length, that guess goes, before or after it opened.
+    func testAStationHasNoLengthWhateverAProbeGuessed() {
+        var h = Harness(uris: ["http://radio.example/live.mp3"], play: false)
+        _ = h.engine.learn(TrackMetadata(length: 889_229), for: h.id(1), now: h.now)
+        h.command(.play)
+        h.event(.loaded(h.token, TrackMetadata(title: "Radio"), seekable: false))
+        XCTAssertNil(h.engine.queue[h.id(1)]?.metadata.length)
+        XCTAssertTrue(h.effects.contains(.announce(.trackMetadataChanged(h.id(1)))))
+        h.event(.restarted(h.token, position: 0))
+        _ = h.engine.learn(TrackMetadata(length: 889_229), for: h.id(1), now: h.now)
+        XCTAssertNil(h.engine.queue[h.id(1)]?.metadata.length, "a probe that answers late guesses no better")
+        XCTAssertEqual(h.engine.queue[h.id(1)]?.metadata.title, "Radio")
+    }
 }
 
 final class EngineMoveTests: XCTestCase {
