@@ -60,8 +60,9 @@ extension Daemon: CacheSession {
         switch result {
         case .success(let path):
             log("downloaded \(url) to \(path)")
-            scanner.forget(url)
-            scanSilences(engine.queue.entries.filter { $0.uri == url })
+            for entry in engine.queue.entries where entry.uri == url && entry.episode.trimSilence {
+                scanner.scanIfWanted(entry, path: path, again: true)
+            }
             mpris?.downloadFinished(url, path: path, error: nil)
         case .failure(let error):
             log("cannot download \(url): \(error)")

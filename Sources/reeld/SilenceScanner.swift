@@ -21,9 +21,12 @@ final class SilenceScanner {
     /// Remote episodes downloaded to be scanned, in this run: each once.
     private var fetched: Set<String> = []
 
-    /// Scans the entry's file at `path` unless its silences are known or it does not trim.
-    func scanIfWanted(_ entry: QueueEntry, path: String) {
-        guard entry.episode.trimSilence, entry.metadata.silences.isEmpty,
+    /// Scans the entry's file at `path` unless its silences are known (`again`: a new download,
+    /// whose content may differ from what was scanned: a feed's ads change from one download to
+    /// the next) or it does not trim.
+    func scanIfWanted(_ entry: QueueEntry, path: String, again: Bool = false) {
+        if again { asked.remove(entry.uri) }
+        guard entry.episode.trimSilence, again || entry.metadata.silences.isEmpty,
               asked.insert(entry.uri).inserted else { return }
         let (uri, length, results) = (entry.uri, entry.metadata.length, results)
         worker.async {
@@ -34,9 +37,6 @@ final class SilenceScanner {
             }
         }
     }
-
-    /// A scan that found nothing new may be asked again (after a download replaced the file).
-    func forget(_ uri: String) { asked.remove(uri) }
 
     /// Whether a remote episode should be downloaded to be scanned: the first time it is asked.
     func fetchOnce(_ uri: String) -> Bool { fetched.insert(uri).inserted }
