@@ -64,8 +64,8 @@ public struct ProbedItem: Equatable, Sendable {
     public var chapters: [Chapter] = []
     /// The feed it was catalogued from, as `reel sync` was given it.
     public var feed: String?
-    /// Its silences, once a scan found them (kept for trimming).
-    public var silences = Silences()
+    /// Its silences, once a scan looked for them (kept for trimming); nil before.
+    public var silences: Silences?
     /// Where a feed's item keeps its chapters apart (Podcasting 2.0 `<podcast:chapters url=…>`):
     /// fetched when the feed is synced; not stored.
     public var chaptersURL: String?

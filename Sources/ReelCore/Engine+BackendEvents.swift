@@ -209,7 +209,7 @@ extension Engine {
         merged.length = tags.length ?? old.length
         merged.artURL = tags.artURL ?? old.artURL
         if !tags.chapters.isEmpty { merged.chapters = tags.chapters }
-        if !tags.silences.isEmpty { merged.silences = tags.silences }
+        if let found = tags.silences { merged.silences = found }
         guard merged != old else { return [] }
         // The entries of one file then share the box their tags came in.
         queue.update(id) { $0.metadata = merged == tags ? tags : merged }
@@ -238,7 +238,7 @@ extension Engine {
             metadata.length = nil   // it plays as a stream: a probe's length for it is a guess
         }
         let effects = merge(metadata, into: id)
-        return effects + (metadata.silences.isEmpty ? [] : retrimIfChanged(now: now))
+        return effects + (metadata.silences == nil ? [] : retrimIfChanged(now: now))
     }
 
     /// Replaces an entry's cover art; nil when what it had is gone (a deleted file).

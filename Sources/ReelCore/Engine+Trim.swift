@@ -5,7 +5,7 @@ extension Engine {
     /// A song never trims (its feed settings are none).
     static func trim(for entry: QueueEntry) -> Trim? {
         guard entry.episode.trimSilence else { return nil }
-        return Trim(silences: entry.metadata.silences)
+        return entry.metadata.silences.flatMap(Trim.init)
     }
 
     /// When the next cut of the loaded entry is reached, by the estimate of what is heard.

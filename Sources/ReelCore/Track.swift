@@ -31,7 +31,7 @@ public struct TrackMetadata: Equatable, Sendable {
         var streamTitle: String?
         var station: String?
         var chapters: [Chapter] = []
-        var silences = Silences()
+        var silences: Silences?
     }
 
     private final class Box: Sendable {
@@ -70,12 +70,12 @@ public struct TrackMetadata: Equatable, Sendable {
     public var station: String? { get { self[\.station] } set { self[\.station] = newValue } }
     /// The file's chapters, or its feed's, in order of start (see `Chapter.normalized`).
     public var chapters: [Chapter] { get { self[\.chapters] } set { self[\.chapters] = newValue } }
-    /// The file's silences, once a scan found them (for trimming; see `Silence.normalized`).
-    public var silences: Silences { get { self[\.silences] } set { self[\.silences] = newValue } }
+    /// The file's silences, once a scan looked for them (none found: empty); nil before.
+    public var silences: Silences? { get { self[\.silences] } set { self[\.silences] = newValue } }
 
     public init(title: String? = nil, artists: [String] = [], albumArtists: [String] = [], album: String? = nil,
                 genres: [String] = [], trackNumber: Int? = nil, disc: Int? = nil, date: String? = nil,
-                length: MediaTime? = nil, artURL: String? = nil, chapters: [Chapter] = [], silences: Silences = Silences()) {
+                length: MediaTime? = nil, artURL: String? = nil, chapters: [Chapter] = [], silences: Silences? = nil) {
         let fields = Fields(title: title, artists: artists, albumArtists: albumArtists, album: album, genres: genres,
                             trackNumber: trackNumber, disc: disc, date: date, length: length, artURL: artURL,
                             chapters: chapters, silences: silences)

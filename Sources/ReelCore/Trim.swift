@@ -29,7 +29,7 @@ public struct Silence: Equatable, Sendable {
     public static let mostSilences = 36_000
 }
 
-/// A file's silences as a scan found them: in the file's own time (where mpv and ffmpeg start it,
+/// A file's silences as a scan found them (none: empty): in the file's own time (where mpv and ffmpeg start it,
 /// at its first sample), and where that time starts among the container's timestamps (an MP3's
 /// encoder delay, 25 ms), which mpv's timelines count in.
 public struct Silences: Equatable, Sendable {

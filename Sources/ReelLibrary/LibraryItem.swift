@@ -41,7 +41,7 @@ extension ProbedItem {
                                        modified: first.modified ?? item.modified, format: first.format ?? item.format)
                 result[i].chapters = first.chapters.isEmpty ? item.chapters : first.chapters
                 result[i].feed = first.feed ?? item.feed
-                result[i].silences = first.silences.isEmpty ? item.silences : first.silences
+                result[i].silences = first.silences ?? item.silences
                 for key in keys { slot[key] = i }
             } else {
                 for key in keys { slot[key] = result.count }

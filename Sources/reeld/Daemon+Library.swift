@@ -74,7 +74,7 @@ extension Daemon: LibrarySession {
     /// scans it, and an episode that plays meanwhile goes on trimmed from there.
     func scanSilences(_ entries: some Sequence<QueueEntry>) {
         var fetch: [String] = []
-        for entry in entries where entry.episode.trimSilence && entry.metadata.silences.isEmpty {
+        for entry in entries where entry.episode.trimSilence && entry.metadata.silences == nil {
             if let path = filePath(of: entry) {
                 scanner.scanIfWanted(entry, path: path)
             } else if entry.isRemote, cache != nil, scanner.fetchOnce(entry.uri) {

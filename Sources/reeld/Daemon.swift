@@ -143,7 +143,8 @@ final class Daemon: Session {
                 let cut = Trim(silences: silences)?.saved ?? 0
                 log("silences of \(uri): \(silences.spans.count), \(ClockText.format(cut)) to trim")
             }
-            for entry in engine.queue.entries where entry.uri == uri && !silences.isEmpty {
+            // Also none found: the library then knows it was looked at, and does not look again.
+            for entry in engine.queue.entries where entry.uri == uri && problem == nil {
                 perform(engine.learn(TrackMetadata(silences: silences), for: entry.id, now: monotonicNow()))
             }
         }

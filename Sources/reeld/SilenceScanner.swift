@@ -10,8 +10,8 @@ import ReelLibrary
 final class SilenceScanner {
     private let results: Mailbox<LoopResult>
     private let worker = DispatchQueue(label: "reel.silences", qos: .utility)
-    /// URIs scanned, or being scanned, in this run: each once (a file without long silences
-    /// stores none, and would be scanned again and again).
+    /// URIs scanned, or being scanned, in this run: each once (an entry learns what was found
+    /// only when the scan ends).
     private var asked: Set<String> = []
 
     init(results: Mailbox<LoopResult>) {
@@ -26,7 +26,7 @@ final class SilenceScanner {
     /// the next) or it does not trim.
     func scanIfWanted(_ entry: QueueEntry, path: String, again: Bool = false) {
         if again { asked.remove(entry.uri) }
-        guard entry.episode.trimSilence, again || entry.metadata.silences.isEmpty,
+        guard entry.episode.trimSilence, again || entry.metadata.silences == nil,
               asked.insert(entry.uri).inserted else { return }
         let (uri, length, results) = (entry.uri, entry.metadata.length, results)
         worker.async {

@@ -7,7 +7,7 @@ final class EngineTrimTests: XCTestCase {
     /// A silence of 2 s at 10 s and one of 3 s at 20 s: cuts of 1.7 s at 10.15 s and 2.7 s at 20.15 s.
     static let silences = Silences([Silence(start: 10_000_000, end: 12_000_000)!, Silence(start: 20_000_000, end: 23_000_000)!])
 
-    func queue(trim: Bool = true, silences: Silences = EngineTrimTests.silences, play: Bool = true) -> Harness {
+    func queue(trim: Bool = true, silences: Silences? = EngineTrimTests.silences, play: Bool = true) -> Harness {
         var h = Harness()
         var episode = NewEntry(uri: "file:///talk.mp3", metadata: TrackMetadata(length: 60_000_000, silences: silences))
         episode.episode = EpisodeSettings(trimSilence: trim)
@@ -55,7 +55,7 @@ final class EngineTrimTests: XCTestCase {
     }
 
     func testFoundSilencesOrTrimmingTurnedOnReloadTheEpisodeWhereItIsHeard() throws {
-        var h = queue(silences: Silences())
+        var h = queue(silences: nil)
         h.finishLoad(length: 60_000_000, at: 5_000_000)
         h.advance(ms: 1_000)
         let first = h.token
@@ -71,8 +71,18 @@ final class EngineTrimTests: XCTestCase {
         XCTAssertFalse(h.effects.contains { if case .backend(.setTrim) = $0 { true } else { false } })
     }
 
+    func testAScanThatFoundNoLongSilenceChangesNothing() {
+        var h = queue(silences: nil)
+        h.finishLoad(length: 60_000_000)
+        let token = h.token
+        h.record(h.engine.learn(TrackMetadata(silences: Silences()), for: h.id(1), now: h.now))
+        XCTAssertEqual(h.token, token, "nothing to cut: no reload")
+        XCTAssertEqual(h.engine.queue[h.id(1)]?.metadata.silences, Silences(), "known to have none")
+        XCTAssertNil(h.engine.snapshot.timeSaved)
+    }
+
     func testAnEpisodeStillOpeningIsLoadedAgainWithItsCutsFromItsStart() throws {
-        var h = queue(silences: Silences(), play: false)
+        var h = queue(silences: nil, play: false)
         h.command(.startAt(h.id(1), 4_000_000))
         let opening = h.token, paused = try XCTUnwrap(h.load).paused
         h.record(h.engine.learn(TrackMetadata(silences: Self.silences), for: h.id(1), now: h.now))

@@ -45,7 +45,11 @@ final class SilenceScanTests: XCTestCase {
         let silences = Silences([Silence(start: 0, end: 600_000)!, Silence(start: 1_000_000, end: 3_000_020)!], origin: 25_057)
         XCTAssertEqual(SilenceColumn.decode(SilenceColumn.encode(silences)), silences)
         XCTAssertEqual(SilenceColumn.encode(Silences(silences.spans)), "0 600000\n1000000 3000020", "no origin line for 0")
-        XCTAssertNil(SilenceColumn.encode(Silences()))
+        XCTAssertEqual(SilenceColumn.encode(Silences()), "none", "scanned, none found: not scanned again")
+        XCTAssertEqual(SilenceColumn.decode("none"), Silences())
+        XCTAssertNil(SilenceColumn.encode(nil))
+        XCTAssertNil(SilenceColumn.decode(nil))
+        XCTAssertNil(SilenceColumn.decode("garbage\n1 x"), "a row with nothing left of it is scanned again")
         XCTAssertEqual(SilenceColumn.decode("5 9\nbad line\n1 2 3\n20 10\norigin x\n"), Silences([Silence(start: 5, end: 9)!]),
                        "a damaged row loses its bad lines only")
     }
