@@ -299,24 +299,13 @@ final class RemoteMediaTests: OriginTestCase {
     /// scanned, it plays with 1.7 s cut (Position jumps from 1.15 s to 2.85 s with a Seeked); the
     /// library keeps its silences and the time saved, so after a restart it trims without a scan.
     func testTrimmedSilenceIsKeptInTheLibraryAndOutlivesARestart() throws {
-        try FileManager.default.createDirectory(at: served, withIntermediateDirectories: true)
-        try Tones.ffmpeg(["-f", "lavfi", "-i", "sine=frequency=440:duration=6,volume='if(between(t,1,3),0,1)':eval=frame",
-                          "-ac", "2", "-c:a", "libvorbis", "-metadata", "title=Gap", served.appendingPathComponent("gap.ogg").path])
-        try "<rss><channel><item><title>Gap</title><enclosure url=\"gap.ogg\"/></item></channel></rss>"
-            .write(to: served.appendingPathComponent("gap.xml"), atomically: true, encoding: .utf8)
+        try serveEpisode("gap", title: "Gap", seconds: 6, silentFrom: 1, to: 3)
         try startDaemon([], ["--resume-min-length", "1"])
         XCTAssertEqual(try reel(timeout: 30, "sync", origin.url("gap.xml")).0, 0)
-        let deadline = Date().addingTimeInterval(15)
-        var path = ""
-        while path.isEmpty, Date() < deadline {
-            let (status, out) = try reel("cache", "path", origin.url("gap.ogg"))
-            if status == 0, FileManager.default.fileExists(atPath: out) { path = out } else { listen(for: 0.1) }
-        }
-        XCTAssertFalse(path.isEmpty, "the episode was not downloaded")
+        let path = try waitForDownload(origin.url("gap.ogg"))
         XCTAssertEqual(try reel("feed", "set", "gap", "trim", "on").1, "\(origin.url("gap.xml"))  trim on")
         XCTAssertEqual(try reel("add", path).0, 0)
-        let scanned = Date().addingTimeInterval(15)
-        while !daemon!.text.contains("silences of "), Date() < scanned { listen(for: 0.05) }
+        try waitForLog("silences of ")
         XCTAssertTrue(daemon!.text.contains("silences of \(URL(fileURLWithPath: path).absoluteString): 1, 0:01 to trim"), daemon!.text)
         XCTAssertEqual(try get("TimeSaved", MPRIS.reel).int64, -1, "nothing is loaded yet")
         drainSignals()
@@ -346,11 +335,7 @@ final class RemoteMediaTests: OriginTestCase {
     /// An episode of a feed that trims, synced without its download and played as it streams: reel
     /// downloads it to find its silences, and it goes on trimmed from where it is heard.
     func testAStreamedEpisodeIsDownloadedToTrimAndGoesOnTrimmed() throws {
-        try FileManager.default.createDirectory(at: served, withIntermediateDirectories: true)
-        try Tones.ffmpeg(["-f", "lavfi", "-i", "sine=frequency=440:duration=8,volume='if(between(t,4,6),0,1)':eval=frame",
-                          "-ac", "2", "-c:a", "libvorbis", "-metadata", "title=Late gap", served.appendingPathComponent("late.ogg").path])
-        try "<rss><channel><item><title>Late gap</title><enclosure url=\"late.ogg\"/></item></channel></rss>"
-            .write(to: served.appendingPathComponent("late.xml"), atomically: true, encoding: .utf8)
+        try serveEpisode("late", title: "Late gap", seconds: 8, silentFrom: 4, to: 6)
         try startDaemon()
         XCTAssertEqual(try reel("sync", "--no-download", origin.url("late.xml")).0, 0)
         XCTAssertEqual(try reel("feed", "set", "late", "trim", "on").0, 0)
@@ -365,6 +350,16 @@ final class RemoteMediaTests: OriginTestCase {
                                  "no jump over the cut")
         XCTAssertEqual(Double(jump.arguments.first?.int64 ?? 0), 5_850_000, accuracy: 60_000)
         XCTAssertEqual(Double(try XCTUnwrap(get("TimeSaved", MPRIS.reel).int64)), 1_700_000, accuracy: 60_000)
+    }
+
+    /// Serves NAME.ogg, a tone of `seconds` silent from `start` to `end` s, as the one episode of
+    /// the feed NAME.xml.
+    private func serveEpisode(_ name: String, title: String, seconds: Int, silentFrom start: Int, to end: Int) throws {
+        try FileManager.default.createDirectory(at: served, withIntermediateDirectories: true)
+        try Tones.ffmpeg(["-f", "lavfi", "-i", "sine=frequency=440:duration=\(seconds),volume='if(between(t,\(start),\(end)),0,1)':eval=frame",
+                          "-ac", "2", "-c:a", "libvorbis", "-metadata", "title=\(title)", served.appendingPathComponent("\(name).ogg").path])
+        try "<rss><channel><item><title>\(title)</title><enclosure url=\"\(name).ogg\"/></item></channel></rss>"
+            .write(to: served.appendingPathComponent("\(name).xml"), atomically: true, encoding: .utf8)
     }
 
     func testAJSONCatalogueIsSyncedWithoutDownloadsOnRequest() throws {

@@ -439,19 +439,11 @@ final class SoundServerTests: DaemonTestCase {
             .write(to: served.appendingPathComponent("talk.xml"), atomically: true, encoding: .utf8)
         let recording = try play([], on: .pulse)
         XCTAssertEqual(try reel(timeout: 30, "sync", origin.url("talk.xml")).0, 0)
-        let deadline = Date().addingTimeInterval(15)
-        var path = ""
-        while path.isEmpty, Date() < deadline {
-            let (status, out) = try reel("cache", "path", origin.url("talk.mp3"))
-            if status == 0, FileManager.default.fileExists(atPath: out) { path = out } else { listen(for: 0.1) }
-        }
-        XCTAssertFalse(path.isEmpty, "the episode was not downloaded")
+        let path = try waitForDownload(origin.url("talk.mp3"))
         XCTAssertEqual(try reel("feed", "set", "talk.xml", "trim", "on").0, 0)
         XCTAssertTrue(try reel("feed", "ls").1.contains("trim on"))
         XCTAssertEqual(try reel("add", path).0, 0)
-        let scanned = Date().addingTimeInterval(15)
-        while !daemon!.text.contains("silences of "), Date() < scanned { listen(for: 0.05) }
-        XCTAssertTrue(daemon!.text.contains("silences of "), "the episode was never scanned: \(daemon!.text)")
+        try waitForLog("silences of ")
         drainSignals()
         try player("Play")
         try waitForStatus("Playing")

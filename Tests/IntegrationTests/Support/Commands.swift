@@ -48,6 +48,24 @@ extension DaemonTestCase {
     func reel(_ args: String...) throws -> (Int32, String) {
         try runTool(Binaries.reel, args)
     }
+
+    /// Waits until `url` is downloaded (`reel cache path` names a file there); returns its path.
+    func waitForDownload(_ url: String, timeout: Double = 15) throws -> String {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let (status, out) = try reel("cache", "path", url)
+            if status == 0, FileManager.default.fileExists(atPath: out) { return out }
+            listen(for: 0.1)
+        }
+        throw TestFailure("\(url) was not downloaded")
+    }
+
+    /// Waits until reeld's output says `text` (a log line).
+    func waitForLog(_ text: String, timeout: Double = 15) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !(daemon?.text.contains(text) ?? false), Date() < deadline { listen(for: 0.05) }
+        guard daemon?.text.contains(text) == true else { throw TestFailure("reeld never said \(text): \(daemon?.text ?? "")") }
+    }
 }
 
 extension DaemonTestCase {
