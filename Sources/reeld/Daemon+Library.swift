@@ -63,7 +63,7 @@ extension Daemon: LibrarySession {
             if settings != entry.episode { changes[entry.id] = settings }
         }
         if !changes.isEmpty {
-            // Scanned first: a scan found nothing to cut until told to trim.
+            // Then scanned: an entry is scanned only once its feed trims.
             _ = run(.setEpisodeSettings(changes))
             scanSilences(engine.queue.entries.filter { changes[$0.id] != nil })
         }

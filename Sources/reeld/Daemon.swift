@@ -138,13 +138,13 @@ final class Daemon: Session {
                 if let metadata { perform(engine.learn(metadata, for: entry, now: monotonicNow())) }
             }
         case .silences(let uri, let silences, let problem):
-            if let problem { log("cannot trim the silences of \(uri): \(problem)") }
-            if problem == nil {
-                let cut = Trim(silences: silences)?.saved ?? 0
-                log("silences of \(uri): \(silences.spans.count), \(ClockText.format(cut)) to trim")
+            if let problem {
+                log("cannot trim the silences of \(uri): \(problem)")
+                break
             }
+            log("silences of \(uri): \(silences.spans.count), \(ClockText.format(Trim(silences: silences)?.saved ?? 0)) to trim")
             // Also none found: the library then knows it was looked at, and does not look again.
-            for entry in engine.queue.entries where entry.uri == uri && problem == nil {
+            for entry in engine.queue.entries where entry.uri == uri {
                 perform(engine.learn(TrackMetadata(silences: silences), for: entry.id, now: monotonicNow()))
             }
         }
