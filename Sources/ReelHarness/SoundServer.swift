@@ -98,10 +98,11 @@ public final class SoundServer: @unchecked Sendable {
         let (tool, args): (String, [String]) = switch kind {
         case .pulse: ("/usr/bin/parec", ["--raw", "--format=s16le", "--rate=\(Recording.rate)", "--channels=1",
                                           "--latency-msec=5", "-d", "\(sink).monitor"])
-        // pw-record asks for 20 ms buffers: with 5 ms it lost data when the host held it up, and
-        // the recording then ran behind what was played (Position seemed 30-60 ms ahead of it).
+        // pw-record asks for what reeld asks (100 ms): the graph runs at the smallest quantum its
+        // nodes ask for, and a smaller one made the daemon's stalls heard. With 5 ms the recorder
+        // itself lost data when the host held it up.
         case .pipewire: ("/usr/bin/pw-record", ["--target", sink, "--rate", "\(Recording.rate)", "--channels", "1",
-                                                 "--format", "s16", "--latency", "20ms", "-"])
+                                                 "--format", "s16", "--latency", "100ms", "-"])
         }
         return try Recording(tool, args, environment: ProcessInfo.processInfo.environment.merging(environment) { _, b in b })
     }

@@ -144,6 +144,11 @@ public final class MPVBackend {
             // No video until asked for (Effect.setVideo); a window only while there is video.
             ("vid", "no"), ("force-window", "no"), ("title", "${media-title} - reel"),
             ("network-timeout", String(options.networkTimeout)),
+            // mpv asks PipeWire for 20 ms, which sets the whole graph's quantum to 512 samples: a
+            // 10 ms stall of the daemon (a loaded machine, a busy VM host) was heard as 10 ms of
+            // silence. 100 ms gives a 2,048-sample quantum (the server's default ceiling), and a
+            // 50 ms stall is not heard; Position accounts for the delay either way.
+            ("pipewire-buffer", "100"),
         ]
         if let sink {
             settings += Self.sinkSettings(fifo: sink.fifoPath)
