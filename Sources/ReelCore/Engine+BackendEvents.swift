@@ -58,11 +58,19 @@ extension Engine {
             }
             guard let load = state.load, load.token == token, !load.seekInFlight, !load.pending else { return [] }
             switch state {
-            case .playing, .paused: break
+            case .playing: break
+            case .paused:
+                // mpv's PipeWire output plays on to the end of the graph's cycle (up to 43 ms):
+                // its samples climb after a pause, then hold where the sound stopped. Widgets
+                // that show the paused position are put right when it settles that far off.
+                guard load.settling != nil else { return [] }
+                tracker.settle(at: sample, now: now)
+                return seekedIfDeparted(now: now)
             case .stopped, .loading, .buffering: return []
             }
             var effects: [Effect] = []
             if tracker.observe(sample, at: now) { effects += seekedIfDeparted(now: now) }
+            if !load.heard, !tracker.awaitingAudio { state.load?.heard = true }
             if case .playing = state, !tracker.awaitingAudio,
                lastSave.map({ now - $0 >= Engine.saveInterval }) ?? true {
                 effects += save(now: now)

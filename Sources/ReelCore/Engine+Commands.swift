@@ -119,7 +119,8 @@ extension Engine {
         case .loading(let t, false):
             state = .loading(t, play: true)
             return [.backend(.setPaused(false))]
-        case .paused(let t):
+        case .paused(var t):
+            t.settling = nil
             state = .playing(t)
             if !t.pending && !t.seekInFlight { tracker.runWhenHeard(from: tracker.position(at: now), now: now) }
             tellWidgets(now: now)
@@ -131,10 +132,12 @@ extension Engine {
 
     mutating func pause(now: MonotonicTime) -> [Effect] {
         switch state {
-        case .playing(let t), .buffering(let t):
+        case .playing(var t), .buffering(var t):
+            // On a sound server, once its stream is open, mpv's samples settle where the sound stopped.
+            t.settling = t.heard && outputDelay == 0 && !t.seekInFlight ? .askAt(now + Engine.settleDelay) : nil
             state = .paused(t)
             // What the output already holds is still heard: the sound stops that much later.
-            if !t.seekInFlight { tracker.freeze(now: now, playingOutFor: outputDelay) }
+            if !t.seekInFlight { tracker.freeze(now: now, playingOutFor: outputDelay, trustingMotion: t.heard) }
             tellWidgets(now: now)
             return [.backend(.setPaused(true))] + save(now: now)
         case .loading(let t, true):
@@ -325,6 +328,7 @@ extension Engine {
         guard let load = state.load, load.seekable || target == 0 else { return [] }
         tracker.hold(at: target, now: now)   // until it lands: never ahead of what is heard
         state.load?.seekInFlight = true
+        state.load?.settling = nil
         return [.backend(.seek(to: target))]
     }
 

@@ -11,6 +11,10 @@ public struct Engine: Sendable {
     public static let restartThreshold: MediaTime = 3_000_000
     /// While playing, the position is saved at most this often.
     public static let saveInterval: MonotonicTime = 1_000_000
+    /// How long after a pause the backend is asked where the sound stopped: mpv's PipeWire
+    /// output plays on to the end of the graph's cycle (42.7 ms at the quantum reeld asks for),
+    /// and mpv tells its last position only when something else wakes it.
+    public static let settleDelay: MonotonicTime = 200_000
     /// A stored position this close to the end counts as finished.
     public static let finishedMargin: MediaTime = 10_000_000
     /// When what widgets were told departs from the engine's estimate by more
@@ -90,7 +94,8 @@ public struct Engine: Sendable {
     /// audible, the moment the current one is predicted to be heard, or the
     /// moment its next cut or chapter is, or the sleep timer's next moment.
     public var deadline: MonotonicTime? {
-        [incoming?.audibleAt, tracker.predictedStart, nextCutHeardAt, nextChapterHeardAt, sleepDeadline, outroHeardAt].compactMap { $0 }.min()
+        [incoming?.audibleAt, tracker.predictedStart, nextCutHeardAt, nextChapterHeardAt, sleepDeadline, outroHeardAt,
+         askWhereTheSoundStopped].compactMap { $0 }.min()
     }
 
     /// Time has passed; acts on a deadline that is due.
@@ -98,7 +103,17 @@ public struct Engine: Sendable {
         var effects: [Effect] = []
         if tracker.startIfDue(now: now) { effects += seekedIfDeparted(now: now) }
         if let due = incoming?.audibleAt, now >= due { effects += completeSwitch(now: now, cutTail: false) + syncQueuedNext() }
+        if case .paused(var load) = state, let due = askWhereTheSoundStopped, now >= due {
+            load.settling = .asked
+            state = .paused(load)
+            effects.append(.backend(.reportPosition))
+        }
         return effects + follow(now: now)
+    }
+
+    /// Paused: when the backend is to be asked where the sound stopped.
+    private var askWhereTheSoundStopped: MonotonicTime? {
+        if case .paused(let load) = state, case .askAt(let at) = load.settling { at } else { nil }
     }
 
     /// The rate playback runs at: the loaded episode's (its feed's, or what the user set while it

@@ -178,6 +178,8 @@ public enum BackendCommand: Equatable, Sendable {
     case setVoiceBoost(LoadToken, Bool)
     /// The parts of a load's file that it plays without (trimmed silence): sent before the load.
     case setTrim(LoadToken, Trim)
+    /// Report where playback is, as a `position` event (after a pause: where the sound stopped).
+    case reportPosition
 }
 
 /// Events the control buses pass on to their clients, in the order they happened.

@@ -68,6 +68,14 @@ public enum PlaybackState: Equatable, Sendable {
     }
 }
 
+/// After a pause on a sound server, until the next seek or resume.
+enum PauseSettling: Equatable, Sendable {
+    /// The backend will be asked where the sound stopped at this moment.
+    case askAt(MonotonicTime)
+    /// It was asked; its answer, like any sample meanwhile, is taken.
+    case asked
+}
+
 /// What holds for the current load, and only while it is current: a new
 /// load starts from a fresh one, and stopping drops it, so nothing here is
 /// ever reset by hand.
@@ -82,6 +90,13 @@ public struct CurrentLoad: Equatable, Sendable {
     var pending = true
     /// A seek was sent and has not landed; Seeked waits for its real position.
     var seekInFlight = false
+    /// Its audio has been heard to start: the output stream is open, so the samples
+    /// mpv gives while it is paused are where the sound stopped (before that, on a
+    /// suspended PulseAudio sink, they run ahead of what is heard).
+    var heard = false
+    /// Paused by a pause, after it was heard: mpv's samples are where the sound stopped.
+    /// (Not after a seek: a paused seek's samples read short by the output's buffer.)
+    var settling: PauseSettling?
     /// The backend has finished it; its last buffered audio may still be
     /// playing while the queued entry starts.
     var ended = false

@@ -67,8 +67,24 @@ public struct PositionTracker: Equatable, Sendable {
 
     /// Holds where it is now: a pause or a stall. With `playingOutFor`, where
     /// it will be once an output that cannot hold its buffer has played it out.
-    public mutating func freeze(now: MonotonicTime, playingOutFor delay: MediaTime = 0) {
-        hold(at: anchor.position(at: now + MonotonicTime(delay)), now: now)
+    /// With `trustingMotion` (a resumed stream, whose samples tell the truth at
+    /// once), a pause that comes before a second sample confirmed the start
+    /// holds where the one sample that moved says the sound has got to: a 0.1 s
+    /// play between pauses would otherwise leave the position where it was.
+    public mutating func freeze(now: MonotonicTime, playingOutFor delay: MediaTime = 0, trustingMotion: Bool = false) {
+        let end = now + MonotonicTime(delay)
+        if awaitingAudio, trustingMotion, let started = impliedStart?.start, started < end {
+            hold(at: anchor.position + MediaTime((Double(end - started) * anchor.rate).rounded()), now: now)
+        } else {
+            hold(at: anchor.position(at: end), now: now)
+        }
+    }
+
+    /// While paused: `sample` is where the sound stopped. The caller says when
+    /// samples can be trusted so (an open stream on a sound server).
+    public mutating func settle(at sample: MediaTime, now: MonotonicTime) {
+        guard !anchor.running, !awaitingAudio else { return }
+        anchor = PositionAnchor(position: sample, at: now, rate: anchor.rate, running: false)
     }
 
     /// Holds at `position` until the samples show that the audio runs.

@@ -249,6 +249,9 @@ public final class MPVBackend {
             mpv_set_property_async(handle, 0, "volume", MPV_FORMAT_DOUBLE, &value)
         case .setTrim(let token, let trim):
             trimsAsked[token] = trim
+        case .reportPosition:
+            // Coming back as an event, it is read in a later turn, as mpv's own samples are.
+            if let token = currentToken, let position = position() { return [.position(token, position)] }
         case .setVoiceBoost(let token, let on):
             if on { boosted.insert(token) } else { boosted.remove(token) }
             if on { addPreloadedHook() }

@@ -237,6 +237,68 @@ final class SoundServerTests: DaemonTestCase {
                                  "\(seeked) Seeked during \(seconds) s of steady playback on \(kind.name), its clock \(skew * 100) % off")
     }
 
+    // MARK: Short plays
+
+    func testShortPlaysMovePositionByWhatWasHeardOnPipeWire() throws { try checkShortPlays(on: .pipewire) }
+    func testShortPlaysMovePositionByWhatWasHeardOnPulseAudio() throws { try checkShortPlays(on: .pulse) }
+
+    /// Plays of 0.1, 0.15 and 0.2 s between pauses (issue 30: Position stayed where playback
+    /// resumed, 101 ms short after a 0.1 s play, and caught up at a later resume with a Seeked
+    /// that moved widgets by 100-460 ms): after each pause, Position has moved by as much as was
+    /// heard, and a widget fed by the signals alone agrees with it.
+    ///
+    /// On PipeWire within 5 ms. A Seeked may put widgets right by as much as the sound started
+    /// later than the resume (at the graph's next cycle) or stopped later than the pause (at the
+    /// end of its cycle): up to 42.7 ms each. PulseAudio starts and stops the sound 0-12 ms later
+    /// in some plays than in others, which mpv's samples do not show (2026-12-03: 7 of 10 runs
+    /// within 5 ms, the others 6-12 ms off): held to 20 ms, a widget's tolerance, until found.
+    private func checkShortPlays(on kind: SoundServer.Kind) throws {
+        let recording = try play([media.long[0]], on: kind, trace: true)
+        try waitForStatus("Playing")
+        _ = try waitForStart()
+        listen(for: 1)
+        try player("Pause")
+        try waitForStatus("Paused")
+        listen(for: 0.3)
+        let paused = monotonicNow()
+        let first = try position()
+        try startWidget()
+        var positions: [MediaTime] = []
+        for play in [0.1, 0.15, 0.2, 0.1, 0.15, 0.2] {
+            try player("Play")
+            listen(for: play)   // signals are stamped as they come
+            try player("Pause")
+            listen(for: 0.3)
+            positions.append(try position())
+            let drift = try widgetDrift()
+            XCTAssertLessThanOrEqual(drift, Self.widgetTolerance, "a widget off by \(drift / 1000) ms after play \(positions.count)")
+        }
+        recording.stop()
+        // How far each Seeked moved a widget, replayed from the signals.
+        var replayed = WidgetModel()
+        replayed.reset(properties: ["Position": .int64(first), "PlaybackStatus": .string("Paused"), "Rate": .double(1)], at: paused)
+        var jumps: [MediaTime] = []
+        for (message, at) in timeline where at > paused {
+            if message.member == "Seeked", let told = message.arguments.first?.int64 { jumps.append(abs(replayed.estimate(at: at) - told)) }
+            replayed.apply(message, at: at)
+        }
+        let plays = recording.sounds(from: paused)
+        XCTAssertEqual(plays.count, positions.count, "one sound per play on \(kind.name): \(plays.map { ($0.end - $0.start) / 1000 }) ms")
+        // Each play against its own sound: the recording places an edge to 1 ms, so a sum over
+        // plays would add up their errors.
+        let moves = zip(positions, [first] + positions).map { $0 - $1 }
+        let lengths = plays.map { $0.end - $0.start }
+        for (i, (moved, heard)) in zip(moves, lengths).enumerated() {
+            XCTAssertEqual(Double(moved), Double(heard), accuracy: kind == .pipewire ? 5_000 : 20_000,
+                           "play \(i + 1) on \(kind.name): Position moved \(moved / 1000) ms, \(heard / 1000) ms were heard")
+        }
+        print("short plays on \(kind.name): Position moved \(moves.map { $0 / 1000 }) ms, heard \(lengths.map { $0 / 1000 }) ms; "
+              + "Seeked moved a widget by \(jumps.map { $0 / 1000 }) ms")
+        XCTAssertLessThanOrEqual(jumps.count, 2 * positions.count, "more than a Seeked at each resume and pause on \(kind.name)")
+        XCTAssertLessThanOrEqual(jumps.max() ?? 0, kind == .pipewire ? 50_000 : 20_000,
+                                 "a Seeked moved a widget by \((jumps.max() ?? 0) / 1000) ms on \(kind.name)")
+    }
+
     // MARK: A loaded machine
 
     func testAStallOfTheDaemonIsNotHeardOnPipeWire() throws { try checkStalls(on: .pipewire) }

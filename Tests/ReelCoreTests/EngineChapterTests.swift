@@ -42,6 +42,8 @@ final class EngineChapterTests: XCTestCase {
     func testNoChapterDeadlineWhilePaused() {
         var h = playing(from: 59_000_000)
         h.command(.pause)
+        XCTAssertEqual(h.engine.deadline, h.now + Engine.settleDelay, "only the paused position's settling")
+        h.tick(ms: 200)
         XCTAssertNil(h.engine.deadline)
         XCTAssertEqual(h.engine.snapshot.chapter, 0)
     }

@@ -80,6 +80,87 @@ final class EngineTransportTests: XCTestCase {
         XCTAssertEqual(h.position, paused + Harness.heardAfter)
     }
 
+    /// mpv's PipeWire output plays on to the end of the graph's cycle: its samples
+    /// after a pause climb, then hold where the sound stopped; 200 ms after the
+    /// pause the engine asks for that, and holds there, with a Seeked for widgets
+    /// when that is more than 8 ms from what they were told.
+    func testAPauseSettlesWhereTheBackendSaysTheSoundStopped() {
+        var h = Harness(uris: uris, play: true)
+        h.finishLoad()
+        h.advance(ms: 2000)
+        h.command(.pause)
+        let paused = h.position
+        XCTAssertEqual(h.engine.deadline, h.now + Engine.settleDelay)
+        h.event(.position(h.token, paused + 5_000))
+        XCTAssertEqual(h.position, paused + 5_000, "a sample while paused is where the sound got to")
+        XCTAssertEqual(h.playbackEffects, [], "within 8 ms of what widgets show: no Seeked")
+        h.tick(ms: 200)
+        XCTAssertEqual(h.playbackEffects, [.backend(.reportPosition)])
+        XCTAssertEqual(h.engine.deadline, nil, "asked once")
+        h.event(.position(h.token, paused + 26_000))
+        XCTAssertEqual(h.position, paused + 26_000)
+        XCTAssertEqual(h.playbackEffects, [.announce(.seeked(paused + 26_000))])
+        h.command(.play)
+        h.hear(from: paused + 26_000)
+        XCTAssertEqual(h.position, paused + 26_000 + Harness.heardAfter)
+    }
+
+    /// A seek while paused (or a seek and then a pause, as the sleep timer does) lands where it
+    /// was asked: mpv's paused samples after it read short by the output's buffer, and are not taken.
+    func testAfterASeekPausedSamplesAreNotTaken() {
+        var h = Harness(uris: uris, play: true)
+        h.finishLoad()
+        h.advance(ms: 2000)
+        h.command(.pause)
+        h.command(.seek(by: -1_000_000))
+        let target = h.position
+        h.event(.restarted(h.token, position: target))
+        XCTAssertEqual(h.engine.deadline, nil, "nothing to ask")
+        h.event(.position(h.token, target - 150_000))
+        XCTAssertEqual(h.position, target)
+
+        h.command(.play)
+        h.hear(from: target)
+        h.command(.seek(by: -500_000))
+        h.command(.pause)
+        XCTAssertEqual(h.engine.deadline, nil)
+        h.event(.restarted(h.token, position: target - 500_000 + Harness.heardAfter))
+        h.event(.position(h.token, target + 900_000))
+        XCTAssertEqual(h.position, target - 500_000 + Harness.heardAfter)
+    }
+
+    /// Before its audio was heard (a first start on a suspended PulseAudio sink, whose
+    /// samples run ahead of what is heard), a paused load's samples are not taken.
+    func testAPauseBeforeTheAudioWasEverHeardIgnoresSamples() {
+        var h = Harness(uris: uris, play: true)
+        let token = h.token
+        h.event(.loaded(token, TrackMetadata(length: 10_000_000), seekable: true))
+        h.event(.restarted(token, position: 0))
+        h.advance(ms: 250)
+        h.event(.position(token, 100_000))
+        h.command(.pause)
+        XCTAssertEqual(h.position, 0)
+        XCTAssertEqual(h.engine.deadline, nil)
+        h.event(.position(token, 100_000))
+        XCTAssertEqual(h.position, 0)
+    }
+
+    /// A 0.1 s play between pauses: paused before a second sample confirmed the
+    /// start, the position moves by what the one sample that moved implies.
+    func testAShortPlayCountsFromTheOneSampleThatMoved() {
+        var h = Harness(uris: uris, play: true)
+        h.finishLoad()
+        h.command(.pause)
+        let paused = h.position
+        h.command(.play)
+        h.advance(ms: 50)
+        h.event(.position(h.token, paused + 10_000))   // heard from 40 ms after the resume
+        XCTAssertEqual(h.position, paused, "one sample confirms nothing yet")
+        h.advance(ms: 50)
+        h.command(.pause)
+        XCTAssertEqual(h.position, paused + 60_000)
+    }
+
     func testPlayPauseToggles() {
         var h = Harness(uris: uris, play: true)
         h.finishLoad()

@@ -10,6 +10,8 @@ struct FakeBackend {
     var rate = 1.0
     var volume = 1.0
     var seeks: [MediaTime] = []
+    /// How many times the engine asked where playback is.
+    var positionReports = 0
 
     mutating func apply(_ effect: Effect) {
         guard case .backend(let command) = effect else { return }
@@ -22,6 +24,7 @@ struct FakeBackend {
         case .seek(let target): seeks.append(target)
         case .setRate(let r): rate = r
         case .setVolume(let v): volume = v
+        case .reportPosition: positionReports += 1
         case .setReplayGain, .setVideo, .setVoiceBoost, .setTrim: break
         }
     }

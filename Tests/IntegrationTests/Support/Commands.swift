@@ -60,6 +60,14 @@ extension DaemonTestCase {
         throw TestFailure("\(url) was not downloaded")
     }
 
+    /// Waits up to 5 s for `reel cache ls` to list `name`; returns the last listing.
+    func waitForCacheListing(_ name: String) throws -> String {
+        let deadline = Date().addingTimeInterval(5)
+        var listed = ""
+        repeat { listed = try reel("cache", "ls").1 } while !listed.contains(name) && Date() < deadline
+        return listed
+    }
+
     /// Waits until reeld's output says `text` (a log line).
     func waitForLog(_ text: String, timeout: Double = 15) throws {
         let deadline = Date().addingTimeInterval(timeout)
