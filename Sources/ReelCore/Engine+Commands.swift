@@ -318,7 +318,7 @@ extension Engine {
     }
 
     mutating func seek(to asked: MediaTime, now: MonotonicTime) -> [Effect] {
-        let target = heard(asked)
+        let target = heard(min(asked, Engine.farthestPosition))
         if state.load?.pending == true {
             // mpv cannot seek in a file it is still opening: the seek waits for the start.
             state.load?.seekAfterStart = target

@@ -17,6 +17,10 @@ public struct Engine: Sendable {
     public static let settleDelay: MonotonicTime = 200_000
     /// A stored position this close to the end counts as finished.
     public static let finishedMargin: MediaTime = 10_000_000
+    /// No position is further than this (100 years): a seek asked for while a file of unknown
+    /// length opens cannot be checked against its end yet, and a target near `Int64.max` then
+    /// overflowed the arithmetic that follows the estimate (a fuzzing client found it).
+    public static let farthestPosition: MediaTime = 100 * 365 * 24 * 3600 * 1_000_000
     /// When what widgets were told departs from the engine's estimate by more
     /// than this, the engine announces Seeked (a start heard later than the
     /// command, a re-anchored estimate).

@@ -69,12 +69,15 @@ public struct PositionTracker: Equatable, Sendable {
     /// it will be once an output that cannot hold its buffer has played it out.
     /// With `trustingMotion` (a resumed stream, whose samples tell the truth at
     /// once), a pause that comes before a second sample confirmed the start
-    /// holds where the one sample that moved says the sound has got to: a 0.1 s
+    /// holds where the one sample that moved says the sound has got to, or,
+    /// with none yet (mpv's samples came 100 ms apart with ao=null), where it
+    /// has got to if it started at the resume, as widgets were told: a 0.1 s
     /// play between pauses would otherwise leave the position where it was.
     public mutating func freeze(now: MonotonicTime, playingOutFor delay: MediaTime = 0, trustingMotion: Bool = false) {
         let end = now + MonotonicTime(delay)
-        if awaitingAudio, trustingMotion, let started = impliedStart?.start, started < end {
-            hold(at: anchor.position + MediaTime((Double(end - started) * anchor.rate).rounded()), now: now)
+        if awaitingAudio, trustingMotion {
+            let started = impliedStart?.start ?? anchor.at
+            hold(at: anchor.position + MediaTime((Double(max(end - started, 0)) * anchor.rate).rounded()), now: now)
         } else {
             hold(at: anchor.position(at: end), now: now)
         }

@@ -54,6 +54,40 @@ final class MPDProtocolTests: DaemonTestCase {
         XCTAssertEqual(waitForChange("LoopStatus")?["LoopStatus"]?.string, "Playlist")
     }
 
+    /// `pause 0`, then `pause 1` 0.1 s later, 20 times: a client in `idle player` is woken once
+    /// by each (issue 30 saw a second wake-up in 14-17 of 50 pairs, when a short play's position
+    /// caught up with a Seeked).
+    func testEachPauseOfAShortPlayWakesIdleOnce() throws {
+        try startWithMPD([media.long[0]], environment: ["REEL_TRACE": "1"])
+        try waitForStatus("Playing")
+        _ = try waitForStart()
+        // Heard to play first: a pause before that (a cold start, whose samples cannot be trusted
+        // yet) holds where playback started, and its first short play is caught up later.
+        listen(for: 0.5)
+        let control = try MPDClient(path: socketPath)
+        XCTAssertEqual(try control.command("pause 1"), ["OK"])
+        listen(for: 0.3)
+        // Connected after that pause: as in MPD, a client's first idle reports what changed since it connected.
+        let watcher = try MPDClient(path: socketPath)
+        watcher.send("idle player\n")
+        var wakes = 0
+        func watch(for seconds: Double) {
+            let end = Date().addingTimeInterval(seconds)
+            while end.timeIntervalSinceNow > 0, let line = watcher.readLine(timeout: end.timeIntervalSinceNow) {
+                guard line == "OK" else { continue }
+                wakes += 1
+                watcher.send("idle player\n")
+            }
+        }
+        for _ in 0..<20 {
+            XCTAssertEqual(try control.command("pause 0"), ["OK"])
+            watch(for: 0.1)
+            XCTAssertEqual(try control.command("pause 1"), ["OK"])
+            watch(for: 0.3)
+        }
+        XCTAssertEqual(wakes, 40, "one wake-up for each of 40 pauses and resumes")
+    }
+
     func testAnMPRISCommandWakesEveryIdleClient() throws {
         try startWithMPD(Array(media.tones.prefix(3)), ["--paused"])
         let a = try MPDClient(path: socketPath), b = try MPDClient(path: socketPath)

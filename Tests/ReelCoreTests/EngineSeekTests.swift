@@ -70,6 +70,20 @@ final class EngineSeekTests: XCTestCase {
         XCTAssertFalse(h.engine.snapshot.canSeek, "the backend's word replaces the guess")
     }
 
+    /// A fuzzing client's Seek by nearly Int64.max while a file of unknown length opened
+    /// crashed reeld (an overflow in following chapters). It goes out, capped, once the file has
+    /// started, and mpv ends the file.
+    func testAHugeSeekWhileAFileOpensIsCapped() {
+        var h = Harness(uris: ["file:///1.ogg", "file:///2.ogg"], play: true)
+        h.command(.seek(by: .max - 1))
+        h.advance(ms: 100)
+        XCTAssertEqual(h.position, Engine.farthestPosition)
+        _ = h.engine.tick(now: h.now)
+        h.finishLoad(length: 30_000_000)
+        XCTAssertEqual(h.backend.seeks.last, Engine.farthestPosition)
+        XCTAssertNil(h.command(.setPosition(h.id(1), .max)))
+    }
+
     func testASeekWhileAStreamOpensIsDroppedWhenItCannotSeek() {
         var h = Harness(uris: uris, play: true)
         h.command(.seek(by: 4_000_000))

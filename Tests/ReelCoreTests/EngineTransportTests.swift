@@ -159,6 +159,13 @@ final class EngineTransportTests: XCTestCase {
         h.advance(ms: 50)
         h.command(.pause)
         XCTAssertEqual(h.position, paused + 60_000)
+
+        // No sample in the play: from the resume, as widgets were told.
+        let again = h.position
+        h.command(.play)
+        h.advance(ms: 100)
+        h.command(.pause)
+        XCTAssertEqual(h.position, again + 100_000)
     }
 
     func testPlayPauseToggles() {
