@@ -42,31 +42,33 @@ struct SnapcastBench {
         return (reel, mpd)
     }
 
-    /// A player feeding snapserver's pipe, driven over the MPD protocol on a TCP port.
+    /// A player feeding snapserver's pipe, driven over the MPD protocol on a TCP port. Both take
+    /// songs of their database, named in their music folder: a TCP client may queue nothing else.
     struct Player {
         /// Starts it in `home` on the pipe and port; what it returns lives as long as it runs.
         let start: (_ home: URL, _ fifo: String, _ port: UInt16) throws -> (ChildProcess, [AnyObject])
-        /// What `add` takes for a file (MPD refuses file:// to TCP clients: names in its music directory).
-        let uri: (URL) -> String
-        /// Before the first `add` (MPD scans its music directory).
-        let prepare: (MPDClient) throws -> Void
 
         static func reeld(_ media: URL) -> Player {
             Player(start: { home, fifo, port in
                 let bus = try PrivateBus()
-                let child = try ChildProcess(Installed.reeld, ["--output", "snapcast:\(fifo)", "--fresh", "--mpd-listen", "127.0.0.1:\(port)"],
+                let child = try ChildProcess(Installed.reeld, ["--output", "snapcast:\(fifo)", "--fresh", "--mpd-listen", "127.0.0.1:\(port)",
+                                                               "--music-dir", media.path],
                                              busAddress: bus.address, home: home)
                 return (child, [bus])
-            }, uri: { "file://" + $0.path }, prepare: { _ in })
+            })
         }
 
         static func mpd(_ media: URL) -> Player {
-            Player(start: { home, fifo, port in (try SnapcastBench.startMPD(home: home, media: media, fifo: fifo, port: port), []) },
-                   uri: { $0.lastPathComponent },
-                   prepare: { client in
-                       _ = try client.command("update")
-                       while try client.pairs("status")["updating_db"] != nil { usleep(100_000) }
-                   })
+            Player(start: { home, fifo, port in (try SnapcastBench.startMPD(home: home, media: media, fifo: fifo, port: port), []) })
+        }
+
+        /// What `add` takes for a file.
+        func uri(_ file: URL) -> String { file.lastPathComponent }
+
+        /// Before the first `add`: the music folder scanned.
+        func prepare(_ client: MPDClient) throws {
+            _ = try client.command("update")
+            while try client.pairs("status")["updating_db"] != nil { usleep(100_000) }
         }
     }
 
@@ -91,8 +93,8 @@ struct SnapcastBench {
     private func measure(tracks: [URL], steps: URL, player: Player) throws -> Side {
         // Transitions: three tracks in a row.
         let (gaps, _) = try session(player: player) { client in
-            for track in tracks { _ = try client.command("add \"\(player.uri(track))\"") }
-            _ = try client.command("play 0")
+            for track in tracks { try Self.run(client, "add \"\(player.uri(track))\"") }
+            try Self.run(client, "play 0")
             try waitFor(client, timeout: 15) { $0["state"] == "stop" }
             usleep(1_500_000)   // the room plays on for the buffer
             return []
@@ -100,8 +102,8 @@ struct SnapcastBench {
         // Position: 30 s of steps, with a pause and a seek.
         var paused: MonotonicTime = 0, resumed: MonotonicTime = 0, held: MediaTime = 0
         let (room, readings) = try session(player: player) { client in
-            _ = try client.command("add \"\(player.uri(steps))\"")
-            _ = try client.command("play 0")
+            try Self.run(client, "add \"\(player.uri(steps))\"")
+            try Self.run(client, "play 0")
             var readings: [(MonotonicTime, MediaTime)] = []
             func read(for seconds: Double) throws {
                 let end = monotonicNow() + MonotonicTime(seconds * 1e6)
@@ -114,20 +116,20 @@ struct SnapcastBench {
             }
             try read(for: 6)
             paused = monotonicNow()
-            _ = try client.command("pause 1")
+            try Self.run(client, "pause 1")
             held = MediaTime((try client.pairs("status")["elapsed"].flatMap(Double.init) ?? 0) * 1e6)
             try read(for: 2.5)
             resumed = monotonicNow()
-            _ = try client.command("pause 0")
+            try Self.run(client, "pause 0")
             try read(for: 4)
-            _ = try client.command("seekcur 20")
+            try Self.run(client, "seekcur 20")
             try read(for: 6)
             return readings
         }
         let errors = Self.errors(room, readings)
         let stretch = room.sounds().first { $0.end > paused && $0.start < paused }
-        let silence = stretch?.end ?? .max
-        let back = room.sounds(from: silence + 1000).first?.start ?? .max
+        guard let silence = stretch?.end else { throw HarnessError("the room heard nothing when the player paused") }
+        guard let back = room.sounds(from: silence + 1000).first?.start else { throw HarnessError("the room never heard the resume") }
         // Where the room stopped is where it went on: the step it plays again, up to the next one.
         let playing = Int(((room.frequency(at: back + 40_000) - 300) / 100).rounded())
         let heldError = Self.onset(of: playing + 1, in: room, after: back).map { next in
@@ -157,6 +159,11 @@ struct SnapcastBench {
         let readings = try body(client)
         room.stop()
         return (room, readings)
+    }
+
+    /// Sends a command that must succeed.
+    private static func run(_ client: MPDClient, _ line: String) throws {
+        if let refusal = try client.command(line).last, refusal.hasPrefix("ACK") { throw HarnessError("\(line): \(refusal)") }
     }
 
     private func connect(_ port: UInt16) throws -> MPDClient {
