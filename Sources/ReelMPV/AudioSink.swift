@@ -11,6 +11,9 @@ public protocol AudioSink: AnyObject, Sendable {
     func delay() -> MediaTime
     /// The delay when the pipes are as full as they run in steady playback.
     var nominalDelay: MediaTime { get }
+    /// Before a resume (on the loop's thread, mpv still paused): drops the
+    /// silence the pause left waiting, so that the resumed sound is not queued behind it.
+    func dropSilence()
     /// Told (on the sink's thread) when it first passes audio on (nil), when
     /// it stops, with the reason, and when it takes audio again (nil).
     var onChange: (@Sendable (_ problem: String?) -> Void)? { get set }

@@ -233,6 +233,7 @@ public final class MPVBackend {
             command(["stop"])
             pausedSeekTarget = nil
         case .setPaused(let paused):
+            if self.paused, !paused, sinkLost == nil { sink?.dropSilence() }
             var flag: Int32 = paused || sinkLost != nil ? 1 : 0
             mpv_set_property_async(handle, 0, "pause", MPV_FORMAT_FLAG, &flag)
             self.paused = paused

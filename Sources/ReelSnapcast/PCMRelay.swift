@@ -23,7 +23,7 @@ import ReelSystem
 /// every 20 ms, and a pipe of one page takes no write until its page is read
 /// to the end, so half of each chunk it read was silence.
 public final class PCMRelay: @unchecked Sendable {
-    // @unchecked: `output`, `holder`, `carried`, `waiting` and `measures` are under `lock`; `paced` is the relay thread's alone; the rest is immutable, and onChange is set before start().
+    // @unchecked: `output`, `holder`, `carried`, `waiting`, `measures`, `lastSound` and `gathering` are under `lock`; `paced` is the relay thread's alone; the rest is immutable, and onChange is set before start().
     public static let bytesPerSecond = AudioFormat.sink.bytesPerSecond
     static let fifoSize: Int32 = 4096
     static let pipeSize: Int32 = 8192
@@ -54,6 +54,10 @@ public final class PCMRelay: @unchecked Sendable {
     /// The average of what waits in the pipes, bytes (nil: none measured since connecting), of `measures`.
     private var waiting: Double?
     private var measures = 0
+    /// When the relay last passed on a chunk that was not all silence.
+    private var lastSound: MonotonicTime = 0
+    /// After a drop: what comes next is gathered up to one read of snapserver's, then written at once.
+    private var gathering = false
     /// TCP only, the relay thread's: when the count of bytes sent began, and how many since.
     private var paced: (start: MonotonicTime, bytes: Int)?
 
@@ -122,6 +126,36 @@ public final class PCMRelay: @unchecked Sendable {
         return serverBuffer + ahead + MediaTime(bytes) * 1_000_000 / MediaTime(Self.bytesPerSecond)
     }
 
+    /// How long only silence must have passed before `dropSilence` drops any: longer
+    /// than the pipes take to play out, so that what waits in them is silence.
+    static let quietBeforeDrop: MonotonicTime = 250_000
+    /// What snapserver reads at a time (20 ms). After a drop, the resume's first
+    /// bytes go into its pipe in one write of this size (a pipe writes up to 4 KiB
+    /// at once): a read that came between its bytes would hear them, then a gap.
+    static let serverRead = Int(AudioFormat.sink.bytesPerSecond / 50)
+
+    /// Before a resume (mpv still paused): drops the silence that the pause left
+    /// waiting in the pipes, so that the resumed sound is not queued behind it
+    /// (some 60 ms; MPD's fifo output writes nothing while paused). Only after
+    /// `quietBeforeDrop` of silence, so that nothing not yet heard is lost. A TCP
+    /// source's sent bytes cannot be recalled: there, only reel's FIFO is emptied.
+    public func dropSilence() {
+        lock.withLock {
+            guard output >= 0, monotonicNow() - lastSound >= Self.quietBeforeDrop else { return }
+            Self.drain(readFD)
+            if holder >= 0 {
+                Self.drain(holder)
+                gathering = true
+            }
+        }
+    }
+
+    /// Reads a pipe's `fd` (non-blocking) until it is empty.
+    private static func drain(_ fd: Int32) {
+        var sink = [UInt8](repeating: 0, count: Int(pipeSize))
+        while sink.withUnsafeMutableBytes({ read(fd, $0.baseAddress, $0.count) }) > 0 {}
+    }
+
     // MARK: The relay's thread
 
     private func run() {
@@ -131,7 +165,7 @@ public final class PCMRelay: @unchecked Sendable {
         sigaddset(&blocked, SIGPIPE)
         pthread_sigmask(SIG_BLOCK, &blocked, nil)
         var reported: String?? = .none
-        var buffer = [UInt8](repeating: 0, count: Self.chunk)
+        var buffer = [UInt8](repeating: 0, count: Self.serverRead)
         while true {
             if lock.withLock({ output }) < 0 {
                 switch connect() {
@@ -155,10 +189,23 @@ public final class PCMRelay: @unchecked Sendable {
             }
             var ready = pollfd(fd: readFD, events: Int16(POLLIN), revents: 0)
             guard poll(&ready, 1, 500) > 0 else { continue }
-            let count = buffer.withUnsafeMutableBytes { read(readFD, $0.baseAddress, Self.chunk) }
+            // A chunk at a time; after a drop, what is gathered so far stays at the front.
+            let gathered = lock.withLock { gathering ? carried : nil }
+            let offset = gathered ?? 0
+            let count = buffer.withUnsafeMutableBytes {
+                read(readFD, $0.baseAddress! + offset, gathered.map { Self.serverRead - $0 } ?? Self.chunk)
+            }
             guard count > 0 else { continue }
-            lock.withLock { carried = count }
-            if let problem = pass(buffer, count: count) {
+            let sound = buffer[offset..<offset + count].contains { $0 != 0 }
+            let whole = offset + count
+            let gathers = lock.withLock {
+                carried = whole
+                if sound { lastSound = monotonicNow() }
+                if whole == Self.serverRead { gathering = false }
+                return gathering
+            }
+            if gathers { continue }
+            if let problem = pass(buffer, count: whole) {
                 disconnect()
                 onChange?(problem)
                 reported = .some(problem)
@@ -173,6 +220,7 @@ public final class PCMRelay: @unchecked Sendable {
             output = -1
             holder = -1
             carried = 0
+            gathering = false
         }
     }
 

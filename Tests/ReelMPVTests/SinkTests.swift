@@ -25,6 +25,7 @@ final class SinkTests: BackendTestCase {
         }
         let nominalDelay: MediaTime = 0
         func delay() -> MediaTime { 0 }
+        func dropSilence() {}
 
         init(fifoPath: String) {
             self.fifoPath = fifoPath

@@ -37,10 +37,11 @@ final class PCMRelayTests: XCTestCase {
 
     /// Reads a FIFO as snapserver does: opened without blocking, 3840 bytes every 20 ms.
     final class FakeServer: @unchecked Sendable {
-        // @unchecked: `data` and `running` are only touched under `lock`.
+        // @unchecked: `data`, `running` and `holding` are only touched under `lock`.
         private let lock = Lock()
         private var data: [UInt8] = []
         private var running = true
+        private var holding = false
         let path: String
         init(_ path: String) {
             self.path = path
@@ -49,7 +50,7 @@ final class PCMRelayTests: XCTestCase {
             Threads.start(name: "fake-snapserver") { [self] in
                 var buffer = [UInt8](repeating: 0, count: 3840)
                 while lock.withLock({ running }) {
-                    let n = read(fd, &buffer, buffer.count)
+                    let n = lock.withLock { holding } ? 0 : read(fd, &buffer, buffer.count)
                     if n > 0 { lock.withLock { data += buffer[0..<n] } }
                     usleep(20_000)
                 }
@@ -60,8 +61,12 @@ final class PCMRelayTests: XCTestCase {
             lock.withLock { running = false }
             usleep(60_000)
         }
+        /// Stops reading (true) or reads again, as a snapserver that falls behind.
+        func hold(_ held: Bool) { lock.withLock { holding = held } }
+        /// Everything that arrived, silence too.
+        var raw: [UInt8] { lock.withLock { data } }
         /// What arrived, but the silence of the relay's probes.
-        var received: [UInt8] { lock.withLock { data.filter { $0 != 0 } } }
+        var received: [UInt8] { raw.filter { $0 != 0 } }
         func waitFor(_ count: Int, timeout: Double = 5) -> [UInt8] {
             let end = monotonicNow() + MonotonicTime(timeout * 1e6)
             while received.count < count, monotonicNow() < end { usleep(5_000) }
@@ -78,6 +83,23 @@ final class PCMRelayTests: XCTestCase {
 
     /// Writes as mpv does: blocking, as fast as the FIFO takes it; bytes 1...250 in turn.
     private func feed(_ count: Int) { Self.feed(count, into: folder + "/in.pcm") }
+
+    /// Writes silence without waiting until the pipes take no more, as mpv does
+    /// while paused; how much was written.
+    private func fillWithSilence() -> Int {
+        let writer = open(folder + "/in.pcm", O_WRONLY | O_NONBLOCK)
+        defer { close(writer) }
+        let zeros = [UInt8](repeating: 0, count: 960)
+        var total = 0
+        var stalls = 0
+        // The relay moves what it can into snapserver's pipe in between: full is when
+        // several writes a few ms apart were all refused.
+        while stalls < 10 {
+            let n = write(writer, zeros, zeros.count)
+            if n > 0 { total += n; stalls = 0 } else { stalls += 1; usleep(2_000) }
+        }
+        return total
+    }
 
     private static func feed(_ count: Int, into path: String) {
         let writer = open(path, O_WRONLY)
@@ -145,6 +167,39 @@ final class PCMRelayTests: XCTestCase {
         defer { server.stop() }
         XCTAssertTrue(reports.wait { _ in reports.lastIsBack }.last == .some(nil), "\(reports.all)")
         XCTAssertFalse(server.waitFor(9_600).isEmpty, "audio flows again")
+    }
+
+    func testAtAResumeTheSilenceOfThePauseIsDroppedAndTheSoundGoesFirst() throws {
+        let server = FakeServer(folder + "/snapfifo")
+        defer { server.stop() }
+        let reports = Reports()
+        let relay = try relay(to: server.path, reports: reports)
+        XCTAssertEqual(reports.wait { !$0.isEmpty }, [nil], "connected")
+        // Paused: mpv writes silence, and it waits in every pipe while snapserver is between reads.
+        server.hold(true)
+        let before = server.raw.count
+        XCTAssertGreaterThan(fillWithSilence(), Int(PCMRelay.pipeSize), "the pipes took silence")
+        relay.dropSilence()
+        feed(3_840)
+        server.hold(false)
+        let sound = server.waitFor(3_840)
+        XCTAssertTrue(sound == (0..<3_840).map { UInt8($0 % 250 + 1) }, "\(sound.count) of 3840 bytes arrived")
+        // What snapserver read after the pause: at most the end of the chunk the relay was writing, then the sound.
+        let after = server.raw[before...]
+        let silenceFirst = after.prefix { $0 == 0 }.count
+        XCTAssertLessThanOrEqual(silenceFirst, PCMRelay.chunk, "\(silenceFirst) bytes of the pause's silence were read before the resume")
+        XCTAssertEqual(reports.all, [nil], "nothing was taken for snapserver leaving")
+    }
+
+    func testSoundNotYetHeardIsNeverDropped() throws {
+        let server = FakeServer(folder + "/snapfifo")
+        defer { server.stop() }
+        let reports = Reports()
+        let relay = try relay(to: server.path, reports: reports)
+        feed(38_400)   // 0.2 s: the pipes are full of sound when it ends
+        relay.dropSilence()
+        let received = server.waitFor(38_400)
+        XCTAssertTrue(received == (0..<38_400).map { UInt8($0 % 250 + 1) }, "\(received.count) of 38400 bytes arrived")
     }
 
     func testARegularFileIsNeverWrittenTo() throws {
