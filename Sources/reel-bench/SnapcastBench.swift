@@ -129,8 +129,10 @@ struct SnapcastBench {
         let errors = Self.errors(room, readings)
         let stretch = room.sounds().first { $0.end > paused && $0.start < paused }
         guard let silence = stretch?.end else { throw HarnessError("the room heard nothing when the player paused") }
-        // The program again, not a click: MPD's room hears 11 ms of one some 600 ms before it.
-        guard let back = room.sounds(from: silence + 1000).first(where: { $0.end - $0.start >= 30_000 })?.start else {
+        // The program going on (a sound of 100 ms or more), not a fragment: MPD's room hears
+        // 10–50 ms of its first chunk some 600 ms before, which snapserver stamps on the
+        // timeline from before the pause, then silence until the resume proper.
+        guard let back = room.sounds(from: silence + 1000).first(where: { $0.end - $0.start >= 100_000 })?.start else {
             throw HarnessError("the room never heard the resume")
         }
         // Where the room stopped is where it went on: the step it plays again, up to the next one.
