@@ -11,7 +11,7 @@ extension Engine {
             return []
         case .loaded(let token, let metadata, let canSeek, _):
             if token == incoming?.token {
-                incoming?.seekable = canSeek
+                state.load?.window.updateIncoming { $0.seekable = canSeek }
                 return mergeLoaded(metadata, into: token.entry, seekable: canSeek)
             }
             guard case .loading(var load, let play) = state, load.token == token else { return [] }
@@ -96,22 +96,20 @@ extension Engine {
                 // Shorter than the audio still buffered before it: it was heard all the same.
                 return completeSwitch(now: now, cutTail: false) + apply(event, now: now)
             }
-            guard let load = state.load, load.token == token, !load.ended else { return [] }
+            guard let load = state.load, load.token == token, !load.window.isEnded else { return [] }
             if let short = endedEarly(token, now: now) { return failed(token, reason: short, now: now) }
             var effects = [markFinished(token.entry)]
-            if queuedNext != nil {
-                // The backend goes on to the queued entry by itself, without a gap.
-                state.load?.ended = true
-                return effects
-            }
-            state.load?.pending = true   // nothing more to save for this entry
+            // With an entry queued, the backend goes on to it by itself, without a gap.
+            state.load?.window = .ended(next: load.window.next)
+            if load.window.next != nil { return effects }
             effects += entryEnded(token.entry, play: true, now: now)
             return effects
         case .idle:
             // The backend stopped instead of starting the queued entry (it was
             // queued too late): load it the ordinary way.
-            guard state.load?.ended == true, incoming == nil, let current = state.token else { return [] }
-            queuedNext = nil
+            guard let load = state.load, case .ended = load.window else { return [] }
+            let current = load.token
+            state.load?.window = .ended(next: nil)
             return entryEnded(current.entry, play: state.wantsToPlay, now: now)
         case .failed(let token, let reason):
             return failed(token, reason: reason, now: now)
@@ -156,7 +154,7 @@ extension Engine {
         let effects: [Effect] = [.log("cannot play \(entry.uri): \(reason)")]
         if token == queuedNext?.token {
             // Found out before its turn: queue the one after it instead.
-            queuedNext = nil
+            state.load?.window.dropNext()
             state.load?.failedAhead.insert(token.entry)
             return effects
         }
@@ -170,9 +168,10 @@ extension Engine {
             return effects + (loaded ? [.backend(.unload)] : [])
         }
         if token == incoming?.token {
-            incoming = nil
+            let next = queuedNext
+            state.load?.window = .ended(next: next)
             state.load?.failedAhead.insert(token.entry)
-            if queuedNext != nil { return effects }   // the backend goes on to the one after it
+            if next != nil { return effects }   // the backend goes on to the one after it
         }
         return effects + entryEnded(token.entry, play: state.wantsToPlay, now: now, failed: true)
     }

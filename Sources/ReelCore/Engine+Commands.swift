@@ -161,7 +161,7 @@ extension Engine {
     /// Saves the current entry's position (on pause, stop, seek, track change, exit).
     /// A live stream has no position to come back to: it cannot seek.
     mutating func save(now: MonotonicTime) -> [Effect] {
-        guard let load = state.load, !load.pending, !load.ended, load.seekable else { return [] }
+        guard let load = state.load, !load.pending, !load.window.isEnded, load.seekable else { return [] }
         let id = load.token.entry
         let position = max(tracker.position(at: now), 0)
         lastSave = now
@@ -178,7 +178,6 @@ extension Engine {
         state = .stopped
         tracker.hold(at: 0, now: tracker.anchor.at)
         widgetsTold = tracker.anchor
-        incoming = nil
     }
 
     mutating func next(now: MonotonicTime) -> [Effect] {
@@ -247,9 +246,7 @@ extension Engine {
         }
         tracker.hold(at: start, now: now)
         tellWidgets(now: now)
-        incoming = nil
-        queuedNext = nil   // a load replaces the backend's whole playlist
-        queuedFrom = nil
+        // The new load's window is empty: a load replaces the backend's whole playlist.
         if entry.episode.voiceBoost { effects.append(.backend(.setVoiceBoost(token, true))) }
         return effects + [.backend(.load(token, uri: entry.uri, start: start, end: end, paused: !play))]
     }
@@ -268,8 +265,8 @@ extension Engine {
         queue.update(id) { $0.range = range }
         if queuedNext?.token.entry == id {
             // Queued in the backend with the old range: syncQueuedNext queues it again.
-            queuedNext = nil
-            queuedFrom = nil
+            state.load?.window.dropNext()
+            state.load?.queuedFrom = nil
         }
         return .success([.announce(.trackMetadataChanged(id))])
     }
@@ -385,7 +382,7 @@ extension Engine {
     mutating func rateChanged(now: MonotonicTime) -> [Effect] {
         let rate = self.rate
         tracker.setRate(rate, now: now)
-        incoming?.tracker?.setRate(rate, now: now)
+        state.load?.window.updateIncoming { $0.tracker?.setRate(rate, now: now) }
         tellWidgets(now: now)
         // playerctl ignores Rate; a Seeked makes it re-read the position.
         return [.backend(.setRate(rate)), .announce(.seeked(widgetsTold.position))]

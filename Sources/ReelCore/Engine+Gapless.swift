@@ -30,8 +30,55 @@ public struct Incoming: Equatable, Sendable {
     }
 }
 
+/// The gapless window of a load: what the backend holds after it. One value, carried by
+/// `CurrentLoad`, so that a new load or a stop starts with an empty window and a switch hands
+/// on what was queued after the incoming entry; none of it is cleared by hand.
+enum GaplessWindow: Equatable, Sendable {
+    /// The load plays; `next` is queued in the backend after it (nil: nothing is).
+    case open(next: QueuedNext?)
+    /// The backend has finished the load and is committed to `next`; nil: nothing follows,
+    /// and there is nothing more to save of the load.
+    case ended(next: QueuedNext?)
+    /// The backend has started the queued entry while the load's end is still heard;
+    /// `next` is queued after the incoming entry.
+    case incoming(Incoming, next: QueuedNext?)
+
+    var next: QueuedNext? {
+        switch self {
+        case .open(let next), .ended(let next), .incoming(_, let next): next
+        }
+    }
+
+    var incoming: Incoming? {
+        if case .incoming(let arriving, _) = self { arriving } else { nil }
+    }
+
+    /// The backend has finished the load (its end may still be heard).
+    var isEnded: Bool {
+        if case .open = self { false } else { true }
+    }
+
+    /// The same phase with `next` queued instead.
+    func queuing(_ next: QueuedNext?) -> GaplessWindow {
+        switch self {
+        case .open: .open(next: next)
+        case .ended: .ended(next: next)
+        case .incoming(let arriving, _): .incoming(arriving, next: next)
+        }
+    }
+
+    /// Nothing queued after the load (or the incoming entry) any more.
+    mutating func dropNext() { self = queuing(nil) }
+
+    mutating func updateIncoming(_ change: (inout Incoming) -> Void) {
+        guard case .incoming(var arriving, let next) = self else { return }
+        change(&arriving)
+        self = .incoming(arriving, next: next)
+    }
+}
+
 /// What the queued entry was chosen from.
-struct QueuedFrom: Equatable {
+struct QueuedFrom: Equatable, Sendable {
     let base: LoadToken
     let loop: LoopStatus
     let stopAfter: StopAfter
@@ -40,40 +87,40 @@ struct QueuedFrom: Equatable {
 }
 
 extension Engine {
-    /// The entry the backend is playing: the incoming one once it has started.
-    var backendLoad: LoadToken? { incoming?.token ?? state.token }
+    /// The entry queued in the backend to follow the one it plays without a gap.
+    public var queuedNext: QueuedNext? { state.load?.window.next }
+    /// The queued entry once the backend has moved on to it, until it is heard.
+    public var incoming: Incoming? { state.load?.window.incoming }
 
     /// Keeps the queued entry equal to the next in play order after the
     /// backend's entry. Cheap when nothing it depends on changed.
     mutating func syncQueuedNext() -> [Effect] {
-        // Between the end of the current entry and the start of the queued
-        // one, the backend is already committed to it.
-        if state.load?.ended == true && incoming == nil { return [] }
-        guard let base = backendLoad else {
-            queuedFrom = nil
-            guard queuedNext != nil else { return [] }
-            queuedNext = nil
-            return [.backend(.unqueueNext)]
-        }
+        // Nothing loaded: the backend holds nothing (a stop unloads it). Between the end of the
+        // current entry and the start of the queued one, the backend is already committed to it.
+        guard var load = state.load else { return [] }
+        if case .ended = load.window { return [] }
+        // The entry the backend plays: the incoming one once it has started.
+        let base = load.window.incoming?.token ?? load.token
         let from = QueuedFrom(base: base, loop: settings.loop, stopAfter: settings.stopAfter, revision: queue.revision,
-                              failedAhead: state.load?.failedAhead ?? [])
-        if from == queuedFrom { return [] }
-        queuedFrom = from
+                              failedAhead: load.failedAhead)
+        if from == load.queuedFrom { return [] }
+        load.queuedFrom = from
+        state.load = load
         // An entry of another rate (a feed's episode after a song) starts by a load of its own:
         // mpv's speed is one for its whole playlist. So does one that trims silence, so that its
         // cuts are the current load's from its first sample.
         let desired = nextToQueue(after: base.entry).flatMap { id in
             queue[id].map { rate(for: $0) == rate && Engine.trim(for: $0) == nil } == true ? id : nil
         }
-        if desired == queuedNext?.token.entry { return [] }
+        if desired == load.window.next?.token.entry { return [] }
         guard let desired, let entry = queue[desired] else {
-            queuedNext = nil
+            state.load?.window = load.window.queuing(nil)
             return [.backend(.unqueueNext)]
         }
         loadSerial += 1
         let token = LoadToken(entry: desired, serial: loadSerial)
         let (start, end) = entry.bounds(from: Engine.resumePoint(entry, policy: resumePolicy).start)
-        queuedNext = QueuedNext(token: token, start: start)
+        state.load?.window = load.window.queuing(QueuedNext(token: token, start: start))
         // What a stream played before no longer holds (as in `start`); with Loop Track the
         // entry playing is its own next, and keeps its title.
         if desired != base.entry { queue.update(desired) { $0.metadata.streamTitle = nil } }
@@ -102,10 +149,9 @@ extension Engine {
             // It was taken out of the queue meanwhile: play what the queue says instead.
             return entryEnded(current.entry, play: state.wantsToPlay, now: now)
         }
-        let start = queuedNext?.token == token ? queuedNext!.start : 0
-        if queuedNext?.token == token { queuedNext = nil }
-        state.load?.ended = true
-        incoming = Incoming(token: token, start: start)
+        let next = queuedNext
+        let queued = next?.token == token ? next : nil
+        state.load?.window = .incoming(Incoming(token: token, start: queued?.start ?? 0), next: queued == nil ? next : nil)
         return []
     }
 
@@ -114,7 +160,7 @@ extension Engine {
         var tracker = PositionTracker(position: position, at: now, rate: rate)
         // The previous entry is playing, so this one's position runs from here.
         if state.wantsToPlay { tracker.run(PositionAnchor(position: position, at: now, rate: rate, running: true)) }
-        incoming?.tracker = tracker
+        state.load?.window.updateIncoming { $0.tracker = tracker }
         guard let due = deadline, due <= now else { return [] }
         return completeSwitch(now: now, cutTail: false)
     }
@@ -123,26 +169,28 @@ extension Engine {
     /// a persistent departure moves the moment it will be heard. A single
     /// stray sample (mpv's time-pos reads 0 as a file opens) does not.
     mutating func incomingPosition(_ sample: MediaTime, now: MonotonicTime) {
-        _ = incoming?.tracker?.observe(sample, at: now)
+        state.load?.window.updateIncoming { _ = $0.tracker?.observe(sample, at: now) }
     }
 
     /// Makes the incoming entry current: when it is heard, or at once when the
     /// user acts (then `cutTail` drops the rest of the previous entry).
     mutating func completeSwitch(now: MonotonicTime, cutTail: Bool) -> [Effect] {
-        guard let arriving = incoming else { return [] }
-        incoming = nil
+        guard let leaving = state.load, case .incoming(let arriving, let next) = leaving.window else { return [] }
         failuresInARow = 0
-        let left = state.token?.entry
+        let left = leaving.token.entry
         var load = CurrentLoad(token: arriving.token)
         load.pending = false
         load.seekable = arriving.seekable
-        load.switchedFrom = state.token
+        load.switchedFrom = leaving.token
+        // What is queued after it was chosen with it as the base: both hold.
+        load.window = .open(next: next)
+        load.queuedFrom = leaving.queuedFrom
         let play = state.wantsToPlay
         state = play ? .playing(load) : .paused(load)
         queue.setCurrent(arriving.token.entry)
         lastSave = now
         var effects: [Effect] = []
-        if let left { effects += consumed(left) }
+        effects += consumed(left)
         if let entry = queue[arriving.token.entry], Engine.resumePoint(entry, policy: resumePolicy).finished {
             effects.append(markFinished(entry.id))
         }

@@ -44,7 +44,7 @@ extension Engine {
     /// again from where it is heard (or, still opening, from where it was to start), so that the
     /// change is heard at once.
     mutating func retrimIfChanged(now: MonotonicTime) -> [Effect] {
-        guard incoming == nil, let load = state.load, !load.ended, load.seekable,
+        guard let load = state.load, !load.window.isEnded, load.seekable,
               let entry = queue[load.token.entry], Engine.trim(for: entry) != load.trim else { return [] }
         return start(entry.id, play: state.wantsToPlay, now: now, from: position(at: now))
     }

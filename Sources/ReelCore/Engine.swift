@@ -48,17 +48,11 @@ public struct Engine: Sendable {
     public var outputDelay: MediaTime = 0 {
         didSet { tracker.predictsStart = outputDelay > 0 }
     }
-    /// The entry queued in the backend to follow the current one without a gap.
-    public internal(set) var queuedNext: QueuedNext?
-    /// The queued entry once the backend has moved on to it, until it is heard.
-    public internal(set) var incoming: Incoming?
     /// The sleep timer, while it is set.
     var sleep: SleepTimer?
     /// How long the sleep timer fades out before it pauses; set at start-up from the configuration.
     public var sleepFade: MediaTime = 10_000_000
 
-    /// What the queued entry was chosen from, so that it is chosen again only when that changes.
-    var queuedFrom: QueuedFrom?
     var failuresInARow = 0
     /// When the position was last saved while playing.
     var lastSave: MonotonicTime?

@@ -71,7 +71,7 @@ extension Engine {
             changed = true
         }
         guard changed else { return [] }
-        queuedFrom = nil
+        state.load?.queuedFrom = nil
         return (rate != rateBefore ? rateChanged(now: now) : []) + retrimIfChanged(now: now)
     }
 }
@@ -79,7 +79,7 @@ extension Engine {
 extension Engine {
     /// Where the loaded episode's outro starts, when the engine must end it there itself.
     var outroCut: MediaTime? {
-        guard let load = state.load, load.outroUnsent, !load.pending, !load.ended, let entry = queue[load.token.entry] else { return nil }
+        guard let load = state.load, load.outroUnsent, !load.pending, !load.window.isEnded, let entry = queue[load.token.entry] else { return nil }
         return entry.episode.end(length: entry.metadata.length, rangeEnd: nil)
     }
 
@@ -90,8 +90,8 @@ extension Engine {
     mutating func cutOutroIfDue(now: MonotonicTime) -> [Effect] {
         guard tracker.anchor.running, let cut = outroCut, position(at: now) >= cut, let id = state.token?.entry else { return [] }
         state.load?.outroUnsent = false
-        state.load?.pending = true   // nothing more to save for this entry
-        queuedNext = nil   // a load of the next replaces what the backend holds
+        // Nothing more to save of it; a load of the next replaces what the backend holds.
+        state.load?.window = .ended(next: nil)
         return [markFinished(id), .log("skipped the outro")] + entryEnded(id, play: state.wantsToPlay, now: now)
     }
 }

@@ -97,9 +97,11 @@ public struct CurrentLoad: Equatable, Sendable {
     /// Paused by a pause, after it was heard: mpv's samples are where the sound stopped.
     /// (Not after a seek: a paused seek's samples read short by the output's buffer.)
     var settling: PauseSettling?
-    /// The backend has finished it; its last buffered audio may still be
-    /// playing while the queued entry starts.
-    var ended = false
+    /// What the backend holds after it, and whether it has finished it (its last buffered
+    /// audio may still be playing while the queued entry starts).
+    var window = GaplessWindow.open(next: nil)
+    /// What the queued entry was chosen from, so that it is chosen again only when that changes.
+    var queuedFrom: QueuedFrom?
     /// Queued entries that failed while it plays: skipped when queueing.
     var failedAhead: Set<EntryID> = []
     /// The load it followed without a gap: that one's failure, reported late, is still news.

@@ -49,6 +49,23 @@ final class EngineGaplessTests: XCTestCase {
         XCTAssertEqual(h.playbackEffects, [])
     }
 
+    func testTheWindowGoesWithItsLoad() {
+        var h = playing()
+        h.playIntoQueued(tail: 300_000)
+        let after = h.engine.queuedNext
+        XCTAssertEqual(after?.token.entry, h.id(3), "queued after the incoming entry")
+        h.tick(ms: 300)
+        XCTAssertEqual(h.currentID, h.id(2))
+        XCTAssertNil(h.engine.incoming)
+        XCTAssertEqual(h.engine.queuedNext, after, "what was queued after the incoming entry stays queued")
+        XCTAssertFalse(h.effects.contains { if case .backend(.queueNext) = $0 { true } else { false } }, "and is not queued again")
+        _ = h.command(.stop)
+        XCTAssertNil(h.engine.queuedNext, "a stop empties the window with the load")
+        _ = h.command(.play)
+        XCTAssertEqual(h.backend.queued?.token.entry, h.id(3), "a new load queues anew")
+        XCTAssertNotEqual(h.backend.queued?.token, after?.token)
+    }
+
     func testSamplesBeforeTheStartRefineWhenItIsHeard() {
         var h = playing()
         h.playIntoQueued(tail: 300_000)
