@@ -26,7 +26,7 @@ let package = Package(
         .target(name: "ReelSQLite", dependencies: ["CSQLite"]),
         .target(name: "ReelLibrary", dependencies: ["ReelCore", "ReelSQLite", "ReelSystem", "CFeedParser"]),
         .target(name: "ReelCache", dependencies: ["ReelCore", "ReelSQLite", "ReelSystem", "CCurl", "CLinux"]),
-        .target(name: "ReelDBus", dependencies: ["ReelCore", "CDBus"]),
+        .target(name: "ReelDBus", dependencies: ["ReelSystem", "CDBus"]),
         .target(name: "ReelMPRIS", dependencies: ["ReelCore", "ReelDBus"]),
         .target(name: "ReelMPV", dependencies: ["ReelCore", "ReelSystem", "CMPV"]),
         // The MPD protocol: a second control bus over the same session as MPRIS.
@@ -42,7 +42,7 @@ let package = Package(
         .target(name: "ReelCLI", dependencies: ["ReelCore", "ReelDBus", "ReelSettings"]),
         .executableTarget(name: "reel", dependencies: ["ReelCLI", "ReelDBus", "ReelSettings"]),
         .target(name: "ReelHarness", dependencies: ["ReelCore", "ReelSystem", "ReelDBus", "ReelMPRIS"]),
-        .executableTarget(name: "reel-bench", dependencies: ["ReelDBus", "ReelMPRIS", "ReelHarness", "ReelLibrary"]),
+        .executableTarget(name: "reel-bench", dependencies: ["ReelSystem", "ReelDBus", "ReelMPRIS", "ReelHarness", "ReelLibrary"]),
         .testTarget(name: "ReelCoreTests", dependencies: ["ReelCore"]),
         .testTarget(name: "ReelSystemTests", dependencies: ["ReelSystem"]),
         .testTarget(name: "ReelDBusTests", dependencies: ["ReelDBus"]),
@@ -55,7 +55,7 @@ let package = Package(
         .testTarget(name: "ReelLibraryTests", dependencies: ["ReelLibrary", "ReelCore", "ReelSQLite", "ReelHarness"]),
         .testTarget(name: "ReelMPVTests", dependencies: ["ReelMPV", "ReelCore", "ReelHarness", "ReelSystem"]),
         .testTarget(name: "ReelCacheTests", dependencies: ["ReelCache", "ReelCore", "ReelHarness"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["ReelCore", "ReelDBus", "ReelMPRIS", "ReelMPD", "ReelHarness", "ReelLibrary", "ReelCache", "ReelSQLite", "ReelCLI", "ReelSettings"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["ReelCore", "ReelSystem", "ReelDBus", "ReelMPRIS", "ReelMPD", "ReelHarness", "ReelLibrary", "ReelCache", "ReelSQLite", "ReelCLI", "ReelSettings"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -23,11 +23,3 @@ extension Int64 {
     /// Microseconds to seconds for display and for backend commands only.
     public var seconds: Double { Double(self) / 1_000_000 }
 }
-
-/// CLOCK_MONOTONIC in µs: the time adapters stamp inputs with. The engine
-/// never reads a clock; it is given the time with every input.
-public func monotonicNow() -> MonotonicTime {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return MonotonicTime(ts.tv_sec) * 1_000_000 + MonotonicTime(ts.tv_nsec) / 1_000
-}

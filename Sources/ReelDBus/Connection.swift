@@ -1,7 +1,7 @@
 import CDBus
 import FoundationEssentials
-import ReelCore
 import Glibc
+import ReelSystem
 
 /// A private libdbus connection to a bus. It does no dispatching of its own:
 /// the owner polls `fd`, calls `readWrite()` and pops messages, so the whole

@@ -1,6 +1,6 @@
 import FoundationEssentials
-import ReelCore
 import Glibc
+import ReelSystem
 
 /// An interface as described by introspection XML: the one source of truth
 /// for which methods and properties exist, their signatures and access.
@@ -103,7 +103,7 @@ public struct InterfaceSpec: Equatable, Sendable {
         var result: [String: String] = [:]
         var rest = text
         while let eq = rest.firstIndex(of: "=") {
-            let key = rest[..<eq].trimmed()
+            let key = String(rest[..<eq].filter { !$0.isWhitespace })   // an XML name holds none
             rest = rest[rest.index(after: eq)...].drop { $0.isWhitespace }
             guard let quote = rest.first, quote == "\"" || quote == "'" else { break }
             rest = rest.dropFirst()

@@ -1,5 +1,6 @@
 import Foundation
 import ReelCore
+import ReelSystem
 
 /// What a sound server's monitor heard (or a snapclient played): mono
 /// 16-bit samples, each mapped to the monotonic clock, with the questions

@@ -1,5 +1,6 @@
 import Foundation
 import ReelCore
+import ReelSystem
 
 /// A generated talk: spoken phrases (espeak-ng) with silences of known lengths between them, as
 /// MP3 (`talk.mp3` in its folder). What trimming must do to it is known from how it was made, not

@@ -2,6 +2,7 @@ import CFeedParser
 import FoundationEssentials
 import Glibc
 import ReelCore
+import ReelSystem
 
 /// RSS and Atom through libxml2's SAX2 push parser, fed in 64 KiB chunks:
 /// libxml2 refuses a document handed over whole beyond 10 MB, not one that

@@ -1,4 +1,5 @@
 import ReelCore
+import ReelSystem
 
 /// One client's side of the protocol, without its socket: request lines
 /// in, reply bytes out. Handles what MPD handles per connection: the

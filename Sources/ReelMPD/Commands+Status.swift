@@ -1,5 +1,6 @@
 import Glibc
 import ReelCore
+import ReelSystem
 
 /// `status`, `currentsong`, `stats` and the mixer, from the session's snapshot.
 extension MPDCommands {

@@ -3,6 +3,7 @@ import ReelCore
 import ReelDBus
 import ReelHarness
 import ReelMPRIS
+import ReelSystem
 
 /// Remote media through the cache, against a local origin: time to first
 /// audio against mpv reading the URL itself, cached replay with the origin

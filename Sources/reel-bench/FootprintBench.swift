@@ -2,6 +2,7 @@ import Foundation
 import ReelCore
 import ReelHarness
 import ReelLibrary
+import ReelSystem
 
 /// What a download and a playing daemon cost, side by side with their
 /// anchors: `reel download` against curl on the same origin (Python's

@@ -4,6 +4,7 @@ import ReelDBus
 import ReelHarness
 import ReelLibrary
 import ReelMPRIS
+import ReelSystem
 
 /// The library at scale: bulk insertion, search through the daemon and
 /// through `reel lib ls`, and the daemon's memory with and without it.

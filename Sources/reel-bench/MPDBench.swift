@@ -3,6 +3,7 @@ import ReelCore
 import ReelDBus
 import ReelHarness
 import ReelLibrary
+import ReelSystem
 
 /// The MPD protocol, reel against MPD 0.23 itself: both on a Unix socket,
 /// both with the same 10,000 tagged files (MPD scans them; reel's library

@@ -3,6 +3,7 @@ import ReelCore
 import ReelDBus
 import ReelHarness
 import ReelMPRIS
+import ReelSystem
 
 /// The measurements `make bench` makes on each player.
 struct Measure {

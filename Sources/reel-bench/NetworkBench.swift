@@ -3,6 +3,7 @@ import ReelCore
 import ReelDBus
 import ReelHarness
 import ReelMPRIS
+import ReelSystem
 
 /// The network half under hostile and real-world input, against the test
 /// origin: an entity flood, large feeds and catalogues, thousands of

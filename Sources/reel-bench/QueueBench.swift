@@ -3,6 +3,7 @@ import ReelCore
 import ReelDBus
 import ReelHarness
 import ReelMPRIS
+import ReelSystem
 
 /// A 100,000-entry queue: how fast it builds, what a single change costs the
 /// daemon's loop, shuffled or not, and how fast clients read it.

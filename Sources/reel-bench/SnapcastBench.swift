@@ -1,6 +1,7 @@
 import Foundation
 import ReelCore
 import ReelHarness
+import ReelSystem
 
 /// Snapcast: reeld and MPD 0.23 each feeding a private snapserver (its pipe
 /// source, buffer 1000 ms, FLAC, meta_mpd.py as its control script) and one

@@ -3,6 +3,7 @@ import ReelCore
 import ReelDBus
 import ReelHarness
 import ReelMPRIS
+import ReelSystem
 
 /// One player under measurement: its process and the MPRIS name it owns.
 struct Subject {

@@ -2,6 +2,7 @@ import CLinux
 import FoundationEssentials
 import Glibc
 import ReelCore
+import ReelSystem
 
 /// A timerfd that becomes readable at the engine's deadline, for the run loop to poll.
 final class DeadlineTimer {

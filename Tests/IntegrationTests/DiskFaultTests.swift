@@ -2,6 +2,7 @@ import Foundation
 import ReelCore
 import ReelHarness
 import ReelMPRIS
+import ReelSystem
 import XCTest
 
 /// The library's disk fails under the daemon: it turns read-only, or fills

@@ -2,6 +2,7 @@ import Foundation
 import ReelCore
 import ReelHarness
 import ReelMPD
+import ReelSystem
 import XCTest
 
 /// The MPD bus under abuse: random requests, silent and greedy clients,

@@ -3,6 +3,7 @@ import ReelCore
 import ReelDBus
 import ReelHarness
 import ReelMPRIS
+import ReelSystem
 import XCTest
 
 /// The MPD protocol bus against the real daemon, with the real clients

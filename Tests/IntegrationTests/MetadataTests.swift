@@ -3,6 +3,7 @@ import ReelCore
 import ReelHarness
 import ReelLibrary
 import ReelMPRIS
+import ReelSystem
 import XCTest
 
 final class MetadataTests: DaemonTestCase {

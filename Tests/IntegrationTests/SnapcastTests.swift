@@ -2,6 +2,7 @@ import Foundation
 import ReelCore
 import ReelHarness
 import ReelMPRIS
+import ReelSystem
 import XCTest
 
 /// reeld as a Snapcast source: a private snapserver reading its pipe, and

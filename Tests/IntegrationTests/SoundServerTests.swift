@@ -2,6 +2,7 @@ import Foundation
 import ReelCore
 import ReelHarness
 import ReelMPRIS
+import ReelSystem
 import XCTest
 
 /// reeld on the sound servers desktops run, PipeWire and PulseAudio, each

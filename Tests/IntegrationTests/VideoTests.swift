@@ -2,6 +2,7 @@ import Foundation
 import ReelCore
 import ReelHarness
 import ReelMPRIS
+import ReelSystem
 import XCTest
 
 /// Video in a window, hidden and shown again at run time, under a private X

@@ -45,12 +45,6 @@ final class TextTests: XCTestCase {
         XCTAssertEqual(QueueEntry.fallbackTitle(for: "file:///music/My%20Song.ogg"), "My Song.ogg")
     }
 
-    func testXMLEscapesAreDecodedInOnePass() {
-        XCTAssertEqual(XMLText.unescaped("a&amp;b &lt;&gt; &quot;&apos; &#233;&#x2013;"), "a&b <> \"' é–")
-        XCTAssertEqual(XMLText.unescaped("&amp;lt; &#38;#38;"), "&lt; &#38;")
-        XCTAssertEqual(XMLText.unescaped("&nbsp; & &#xD800; &;"), "&nbsp; & &#xD800; &;")
-    }
-
     func testByteCountsReadAsPeopleWriteThem() {
         XCTAssertEqual(ByteCount.text(999), "999 B")
         XCTAssertEqual(ByteCount.text(1_500_000), "1.5 MB")

@@ -3,6 +3,7 @@ import ReelCore
 import ReelHarness
 import ReelDBus
 import ReelMPRIS
+import ReelSystem
 import XCTest
 
 /// Each test gets a private bus, a client connection that records every

@@ -2,6 +2,7 @@ import Foundation
 import ReelCore
 import ReelMPRIS
 import ReelHarness
+import ReelSystem
 import XCTest
 
 /// A widget that models the position from signals alone, as GNOME and KDE
