@@ -51,6 +51,12 @@ final class MPDHostileTests: DaemonTestCase {
             }
             XCTAssertTrue(reply.last == "OK" || reply.last?.hasPrefix("ACK [") == true, "\(line.debugDescription): \(reply)")
         }
+        // The last request may have been one answered and then hung up on (a wrong password too
+        // many): the ping goes on a new connection then, as the loop's next request would.
+        if client.isClosed(timeout: 0.2) {
+            hangUps += 1
+            client = try MPDClient(path: socketPath)
+        }
         XCTAssertLessThan(hangUps, 50, "most noise is answered, not hung up on")
         XCTAssertEqual(try client.pairs("ping"), [:])
         XCTAssertNoThrow(try status(), "MPRIS still answers")
