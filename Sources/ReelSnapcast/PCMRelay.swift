@@ -165,7 +165,8 @@ public final class PCMRelay: @unchecked Sendable {
         sigaddset(&blocked, SIGPIPE)
         pthread_sigmask(SIG_BLOCK, &blocked, nil)
         var reported: String?? = .none
-        var buffer = [UInt8](repeating: 0, count: Self.serverRead)
+        // Room for a chunk, and for a resume's first read gathered whole.
+        var buffer = [UInt8](repeating: 0, count: max(Self.chunk, Self.serverRead))
         while true {
             if lock.withLock({ output }) < 0 {
                 switch connect() {
