@@ -11,80 +11,24 @@ public final class MPVBackend {
     /// Written when mpv has events or another thread has news; the run loop polls it.
     private let wakeup: WakeupPipe
     public var wakeupFD: Int32 { wakeup.readFD }
-    /// mpv playlist entry ids of our loads, so every event finds its load token.
-    private var tokens: [Int64: LoadToken] = [:]
-    /// The entry between mpv's START_FILE and END_FILE; events without an id belong to it.
-    private var playingEntry: Int64?
-    /// Whether we last told mpv to pause.
-    private var paused = false
-    /// After a seek while paused, mpv's time-pos reads short by its audio
-    /// buffer (about 150 ms) until playback resumes; yet playback resumes at
-    /// the exact target. Until then the target is the real position.
-    private var pausedSeekTarget: MediaTime?
-    /// Seeks sent that mpv has not yet run. mpv runs commands and reports
-    /// restarts in one order, so a restart while one is unanswered lands an
-    /// earlier seek that a later one replaces: it is not where playback goes.
-    private var seeksUnanswered = 0
-    /// The first error mpv logged while opening the current file: more telling
-    /// than the error code ("HTTP error 404 Not Found" rather than "loading failed").
-    private var openingError: String?
-    /// Between START_FILE and FILE_LOADED.
-    private var opening = false
-    /// A load that failed, reported at the end of the drain: mpv hands out
-    /// queued events before log messages, so the message explaining the
-    /// failure may come after the END_FILE that it explains.
-    private var failure: (token: LoadToken, reason: String, detail: String?)?
+    /// mpv's playlist and the playing file as far as we know them; it translates mpv's events.
+    private var state: MPVTranslator
     private var lastCommandError = ""
-    private let networkTimeout: Int
-    /// What each of our mpv playlist entries plays, and when the playing one was opened.
-    private var uris: [Int64: String] = [:]
-    private var openedAt: MonotonicTime = 0
     /// Remote files are read through the cache; nil plays URLs directly.
-    private let stream: CacheStream?
-    /// Classifications of URLs mpv is about to open, from the cache's threads.
-    private let classified: Mailbox<(serial: UInt64, url: String, kind: ResourceKind)>
+    private let cacheHook: CacheHook?
+    private var stream: CacheStream? { cacheHook?.stream }
     /// What reads of the cache ran into (stalls, failures), by URL.
     private let streamNews: Mailbox<(url: String, news: CacheStream.News)>
-    /// The on_load hook mpv waits on while the cache looks at a URL.
-    /// `serial` is ours: mpv gives the next load's hook the same id, and the answer
-    /// for a replaced load must not open its URL for the next one.
-    private var pendingHook: (id: UInt64, url: String, serial: UInt64)?
-    private var hookSerial: UInt64 = 0
-    private enum Hook: UInt64 { case load = 1, preloaded = 2 }
+    /// The reply_userdata of the hook that sets a file's filters (the cache's is `CacheHook.hookID`).
+    private static let preloadedHook: UInt64 = 2
     /// How files are levelled by their tags, and the filter that does it now.
     private var replayGain = ReplayGain.off
     private var levelFilter = ""
-    /// Loads whose file plays through the voice filter (a feed's voice boost).
-    private var boosted: Set<LoadToken> = []
-    /// Loads to be played without parts of their file (trimmed silence), until they are loaded.
-    private var trimsAsked: [LoadToken: Trim] = [:]
-    /// The cuts of each of our mpv playlist entries that has some: mpv plays the kept parts back
-    /// to back (an EDL timeline), and every time crosses between its timeline and the file's here.
-    private var trims: [Int64: Trim] = [:]
     private var levelHookAdded = false
-    /// Where the sound goes instead of a sound server (snapserver's pipe), and what it reports.
-    private let sink: (any AudioSink)?
-    private let sinkNews: Mailbox<SinkNews>
-    enum SinkNews: Sendable { case lost(String), back }
-    /// While the sink passes nothing on, mpv is held paused; playback then
-    /// goes on from the position last heard (the rest never reached a room).
-    /// A sink starts so, until it first connects: before that, what mpv
-    /// played into it would count as played and never be heard.
-    /// `stalled`: the engine was told the entry stalls (and is told when it goes on).
-    private var sinkLost: (problem: String, heard: (token: LoadToken, position: MediaTime)?, stalled: Bool)?
-    /// The last position heard, of the entry it belongs to.
-    private var lastHeard: (token: LoadToken, position: MediaTime)?
-    /// Behind a sink, samples jitter by ±10 ms: they are laid onto a line.
-    private var smoother = SampleSmoother()
-    /// The rate last set, for the smoother's line.
-    private var speed = 1.0
+    /// Where the sound goes instead of a sound server (snapserver's pipe).
+    private let sink: SinkOutput?
 
     private enum Observed: UInt64 { case timePos = 1, pausedForCache = 2, audioPts = 3, metadata = 4 }
-    /// Whether the playing file's position samples come from `audio-pts`, the
-    /// clock of what is heard. `time-pos` follows the video frames while video
-    /// is shown (40 ms steps, and a jump when the window goes); it serves only
-    /// files without audio.
-    private var audioClock = false
     private static let windowClosedMessage = "reel-window-closed"
 
     public struct Options: Sendable {
@@ -111,23 +55,21 @@ public final class MPVBackend {
         setlocale(LC_NUMERIC, "C")
         guard let handle = mpv_create() else { throw MPVError("mpv_create failed") }
         self.handle = handle
-        networkTimeout = options.networkTimeout
+        state = MPVTranslator(networkTimeout: options.networkTimeout, sinkProblem: options.sink.map { _ in "not connected yet" })
+        let wakeup: WakeupPipe
         do {
             wakeup = try WakeupPipe()
         } catch {
             mpv_terminate_destroy(handle)
             throw MPVError("cannot create the wakeup pipe: \(error)")
         }
-        classified = Mailbox(waking: wakeup)
+        self.wakeup = wakeup
         streamNews = Mailbox(waking: wakeup)
-        stream = options.streams.map(CacheStream.init(source:))
+        let stream = options.streams.map(CacheStream.init(source:))
         let newsInbox = streamNews
         stream?.onNews = { url, news in newsInbox.post((url, news)) }
-        sink = options.sink
-        sinkLost = options.sink.map { _ in ("not connected yet", nil, false) }
-        sinkNews = Mailbox(waking: wakeup)
-        let sinkInbox = sinkNews
-        sink?.onChange = { problem in sinkInbox.post(problem.map(SinkNews.lost) ?? .back) }
+        cacheHook = stream.map { CacheHook(stream: $0, handle: handle, waking: wakeup) }
+        sink = options.sink.map { SinkOutput($0, waking: wakeup) }
 
         var settings: [(String, String)] = [
             ("idle", "yes"), ("terminal", "no"), ("config", "no"), ("load-scripts", "no"), ("ytdl", "no"),
@@ -151,7 +93,7 @@ public final class MPVBackend {
             ("pipewire-buffer", "100"),
         ]
         if let sink {
-            settings += Self.sinkSettings(fifo: sink.fifoPath)
+            settings += sink.settings
         } else if let ao = options.audioOutput {
             settings.append(("ao", ao))
         }
@@ -169,11 +111,8 @@ public final class MPVBackend {
             throw MPVError("mpv_initialize failed: \(MPVError.describe(rc))")
         }
         mpv_request_log_messages(handle, "warn")
-        if let stream {
-            stream.register(with: handle)
-            // Before mpv opens a file, the cache says whether it reads through it.
-            mpv_hook_add(handle, Hook.load.rawValue, "on_load", 50)
-        }
+        // Before mpv opens a file, the cache says whether it reads through it.
+        cacheHook?.register()
         // Closing the video window hides the video; the sound goes on.
         command(["define-section", "reel", "CLOSE_WIN script-message \(Self.windowClosedMessage)", "force"])
         command(["enable-section", "reel"])
@@ -200,61 +139,49 @@ public final class MPVBackend {
     public func perform(_ request: BackendCommand) -> [BackendEvent] {
         switch request {
         case .load(let token, let uri, let start, let end, let paused):
-            releaseHook()
-            setFlag("pause", paused || sinkLost != nil)
-            self.paused = paused
-            pausedSeekTarget = nil
-            lastHeard = nil
-            let trim = trimsAsked.removeValue(forKey: token)
-            trimsAsked = [:]
-            guard let id = loadFile(uri, mode: "replace", start: start, end: end, trim: trim) else {
+            cacheHook?.release()
+            let entry = MPVEntry(token: token, uri: uri, options: state.takeOptions(for: token))
+            state.loading(paused: paused)
+            setFlag("pause", state.holdsPaused)
+            guard let id = loadFile(entry, mode: "replace", start: start, end: end) else {
                 return [.failed(token, reason: lastCommandError)]
             }
-            // `replace` empties mpv's playlist: events of every other entry are stale.
-            tokens = [id: token]
-            uris = [id: uri]
-            trims = trim.map { [id: $0] } ?? [:]
-            boosted.formIntersection([token])
+            state.replaced(by: entry, id: id)
         case .queueNext(let token, let uri, let start, let end):
             if URLParts.isRemote(uri) { stream?.source.prefetch(uri) }
             dropQueued()
-            let trim = trimsAsked.removeValue(forKey: token)
-            guard let id = loadFile(uri, mode: "append", start: start, end: end, trim: trim) else {
+            let entry = MPVEntry(token: token, uri: uri, options: state.takeOptions(for: token))
+            guard let id = loadFile(entry, mode: "append", start: start, end: end) else {
                 return [.failed(token, reason: lastCommandError)]
             }
-            tokens[id] = token
-            uris[id] = uri
-            trims[id] = trim
-            boosted = boosted.filter { tokens.values.contains($0) }
+            state.queued(entry, id: id)
         case .unqueueNext:
             dropQueued()
         case .unload:
-            releaseHook()
+            cacheHook?.release()
             command(["stop"])
-            pausedSeekTarget = nil
+            state.unloaded()
         case .setPaused(let paused):
-            if self.paused, !paused, sinkLost == nil { sink?.dropSilence() }
-            var flag: Int32 = paused || sinkLost != nil ? 1 : 0
+            if state.paused, !paused, state.sinkLoss == nil { sink?.sink.dropSilence() }
+            state.setPaused(paused)
+            var flag: Int32 = state.holdsPaused ? 1 : 0
             mpv_set_property_async(handle, 0, "pause", MPV_FORMAT_FLAG, &flag)
-            self.paused = paused
-            if !paused { pausedSeekTarget = nil }
         case .seek(let target):
-            pausedSeekTarget = paused ? target : nil
             seek(to: target)
         case .setRate(let rate):
-            speed = rate
+            state.setRate(rate)
             var value = rate
             mpv_set_property_async(handle, 0, "speed", MPV_FORMAT_DOUBLE, &value)
         case .setVolume(let volume):
             var value = volume * 100
             mpv_set_property_async(handle, 0, "volume", MPV_FORMAT_DOUBLE, &value)
         case .setTrim(let token, let trim):
-            trimsAsked[token] = trim
+            state.ask(token, trim: trim)
         case .reportPosition:
             // Coming back as an event, it is read in a later turn, as mpv's own samples are.
-            if let token = currentToken, let position = position() { return [.position(token, position)] }
+            if let token = state.currentToken, let position = position() { return [.position(token, position)] }
         case .setVoiceBoost(let token, let on):
-            if on { boosted.insert(token) } else { boosted.remove(token) }
+            state.ask(token, voiceBoost: on)
             if on { addPreloadedHook() }
         case .setReplayGain(let mode):
             replayGain = mode
@@ -283,15 +210,16 @@ public final class MPVBackend {
     /// once asked for: mpv waits on a hook for the loop, which would add to the silence at every cut.
     private func addPreloadedHook() {
         guard !levelHookAdded else { return }
-        mpv_hook_add(handle, Hook.preloaded.rawValue, "on_preloaded", 50)
+        mpv_hook_add(handle, Self.preloadedHook, "on_preloaded", 50)
         levelHookAdded = true
     }
 
     /// Runs `loadfile`; returns mpv's playlist entry id for the file. `end`: where mpv
     /// ends it (mpv's per-file option, so that a queued one still follows without a gap). With
-    /// `trim`, mpv plays the file's kept parts, and `start` and `end` are put on their timeline.
-    private func loadFile(_ uri: String, mode: String, start: MediaTime, end: MediaTime?, trim: Trim?) -> Int64? {
-        var args = ["loadfile", trim.map { Self.timeline(of: uri, keeping: $0) } ?? uri, mode]
+    /// a trim, mpv plays the file's kept parts, and `start` and `end` are put on their timeline.
+    private func loadFile(_ entry: MPVEntry, mode: String, start: MediaTime, end: MediaTime?) -> Int64? {
+        let trim = entry.options.trim
+        var args = ["loadfile", trim.map { Self.timeline(of: entry.uri, keeping: $0) } ?? entry.uri, mode]
         let start = trim?.timeline(start) ?? start
         let end = end.map { trim?.timeline($0) ?? $0 }
         let options = (start > 0 ? ["start=\(Self.seconds(start))"] : []) + (end.map { ["end=\(Self.seconds($0))"] } ?? [])
@@ -312,10 +240,7 @@ public final class MPVBackend {
     private func dropQueued() {
         command(["playlist-clear"])
         guard let ids = playlistIDs() else { return }
-        let kept = Set(ids.compactMap { $0 })
-        tokens = tokens.filter { kept.contains($0.key) }
-        uris = uris.filter { kept.contains($0.key) }
-        trims = trims.filter { kept.contains($0.key) }
+        state.kept(Set(ids.compactMap { $0 }))
     }
 
     /// An mpv EDL of the file's kept parts, back to back. A part's start is in the container's
@@ -329,12 +254,6 @@ public final class MPVBackend {
         }
         return "edl://!no_chapters;" + parts.joined(separator: ";")
     }
-
-    /// The cuts of the file mpv plays now.
-    private var playingTrim: Trim? { playingEntry.flatMap { trims[$0] } }
-
-    /// A time of mpv's (on a trimmed file's timeline) as the file's own.
-    private func fileTime(_ time: MediaTime) -> MediaTime { playingTrim?.file(time) ?? time }
 
     /// Removes the mpv playlist entries with ids first ..< first + count.
     private func removeEntries(from first: Int64, count: Int32) {
@@ -380,11 +299,16 @@ public final class MPVBackend {
 
     /// mpv's real position now, in µs; nil when nothing is playing.
     public func position() -> MediaTime? {
-        if let pausedSeekTarget { return pausedSeekTarget }
+        if let target = state.pausedSeekTarget { return target }
+        return state.position(mpv: mpvPosition())
+    }
+
+    /// mpv's position of what is heard (of the frames shown, without audio), on its timeline.
+    private func mpvPosition() -> MediaTime? {
         var value = 0.0
         guard mpv_get_property(handle, "audio-pts", MPV_FORMAT_DOUBLE, &value) >= 0
                 || mpv_get_property(handle, "time-pos", MPV_FORMAT_DOUBLE, &value) >= 0 else { return nil }
-        return MediaTime.fromSeconds(value).map(fileTime)
+        return MediaTime.fromSeconds(value)
     }
 
     // MARK: Events
@@ -399,58 +323,51 @@ public final class MPVBackend {
                 audioRead = nil
             default: break
             }
-            if let translated = translate(event.pointee) { events.append(translated) }
+            guard let read = read(event.pointee) else { continue }
+            events += perform(state.translate(read, at: monotonicNow()))
         }
-        for (serial, url, kind) in classified.take() where pendingHook?.serial == serial {
-            continueHook(url, kind)
-        }
-        for news in sinkNews.take() { events += sinkChanged(news) }
-        for (url, news) in streamNews.take() {
+        cacheHook?.takeAnswers()
+        for news in sink?.takeNews() ?? [] {
             switch news {
-            case .stalled(let stalled):
-                // A read of the playing file waiting on the network stalls playback, as mpv's own cache would.
-                if let token = currentToken, let entry = playingEntry, uris[entry] == url, !opening {
-                    events.append(.buffering(token, stalled))
-                }
-            case .failed(let reason):
-                for (entry, uri) in uris where uri == url {
-                    if let token = tokens[entry] { events.append(.failed(token, reason: reason)) }
-                }
-            case .title(let title, let station):
-                // A live stream relayed by the cache: its ICY title, as mpv would have read it. A
-                // station queued next opens ahead of its start, and hears its first title then.
-                for (entry, uri) in uris where uri == url {
-                    if let token = tokens[entry] { events.append(.streamTitle(token, title: title, station: station)) }
-                }
+            case .lost(let problem): events += perform(state.sinkLost(problem))
+            case .back: events += perform(state.sinkBack(seekable: flag("seekable") == true))
             }
         }
-        if let (token, reason, detail) = failure {
-            failure = nil
-            events.append(.failed(token, reason: detail.flatMap { $0.isEmpty ? nil : "\(reason): \($0)" } ?? reason))
-        }
+        for (url, news) in streamNews.take() { events += state.translate(news, of: url) }
+        if let failure = state.takeFailure() { events.append(failure) }
         return events
     }
 
-    private func translate(_ event: mpv_event) -> BackendEvent? {
+    /// Does what the translator asks of mpv; returns the events for the engine.
+    private func perform(_ actions: [MPVTranslator.Action]) -> [BackendEvent] {
+        actions.compactMap { action in
+            switch action {
+            case .event(let event): return event
+            case .removeEntries(let first, let count): removeEntries(from: first, count: count)
+            case .holdPaused(let on): setFlag("pause", on)
+            case .seek(let target): seek(to: target)
+            }
+            return nil
+        }
+    }
+
+    /// An mpv event as plain values, read while it is valid; nil for the ones the
+    /// translator has no use for. Hooks are answered here: they are mpv waiting on us.
+    private func read(_ event: mpv_event) -> MPVEvent? {
         switch event.event_id {
         case MPV_EVENT_START_FILE:
-            playingEntry = event.data?.assumingMemoryBound(to: mpv_event_start_file.self).pointee.playlist_entry_id
-            openingError = nil
-            opening = true
-            audioClock = false
-            openedAt = monotonicNow()
-            return currentToken.map { .started($0) }
+            guard let start = event.data?.assumingMemoryBound(to: mpv_event_start_file.self).pointee else { return nil }
+            return .startFile(entry: start.playlist_entry_id)
         case MPV_EVENT_IDLE:
             return .idle
         case MPV_EVENT_HOOK:
             guard let hook = event.data?.assumingMemoryBound(to: mpv_event_hook.self).pointee else { return nil }
-            switch Hook(rawValue: event.reply_userdata) {
-            case .load: loadHookCalled(hook.id)
-            case .preloaded:
-                levelOpenedFile()
-                mpv_hook_continue(handle, hook.id)
-            case nil: mpv_hook_continue(handle, hook.id)
+            if event.reply_userdata == CacheHook.hookID, let cacheHook {
+                cacheHook.called(hook.id)
+                return nil
             }
+            if event.reply_userdata == Self.preloadedHook { levelOpenedFile() }
+            mpv_hook_continue(handle, hook.id)
             return nil
         case MPV_EVENT_CLIENT_MESSAGE:
             guard let message = event.data?.assumingMemoryBound(to: mpv_event_client_message.self).pointee,
@@ -458,155 +375,70 @@ public final class MPVBackend {
                   String(cString: first) == Self.windowClosedMessage else { return nil }
             return .windowClosed
         case MPV_EVENT_FILE_LOADED:
-            opening = false
-            guard let token = currentToken else { return nil }
-            let seekable = flag("seekable") ?? false
-            var tags = loadedMetadata()
             var size: Int64 = 0
-            if !seekable, mpv_get_property(handle, "file-size", MPV_FORMAT_INT64, &size) < 0 {
-                // A stream of no known size that cannot seek (a station, read by mpv itself): the
-                // duration mpv gives it is that of what it has read so far.
-                tags.length = nil
-            }
-            return .loaded(token, tags, seekable: seekable, embeddedArt: hasAlbumArt())
+            return .fileLoaded(OpenedFile(seekable: flag("seekable") ?? false, metadata: loadedMetadata(),
+                                          sizeKnown: mpv_get_property(handle, "file-size", MPV_FORMAT_INT64, &size) >= 0,
+                                          embeddedArt: hasAlbumArt()))
         case MPV_EVENT_COMMAND_REPLY:
-            if event.reply_userdata == Self.seekReply { seeksUnanswered = max(seeksUnanswered - 1, 0) }
-            return nil
+            return event.reply_userdata == Self.seekReply ? .seekAnswered : nil
         case MPV_EVENT_PLAYBACK_RESTART:
-            guard seeksUnanswered == 0, let token = currentToken, let position = position() else { return nil }
-            return .restarted(token, position: position)
+            return .restarted(position: mpvPosition())
         case MPV_EVENT_END_FILE:
             guard let end = event.data?.assumingMemoryBound(to: mpv_event_end_file.self).pointee else { return nil }
-            if playingEntry == end.playlist_entry_id { playingEntry = nil }
-            guard let token = tokens.removeValue(forKey: end.playlist_entry_id) else { return nil }
-            switch end.reason {
-            case MPV_END_FILE_REASON_EOF: return .endOfFile(token)
+            let reason: MPVEvent.EndReason = switch end.reason {
+            case MPV_END_FILE_REASON_EOF: .endOfFile
             case MPV_END_FILE_REASON_ERROR:
-                failure = (token, MPVError.describe(end.error), openingError)
-                if let uri = uris[end.playlist_entry_id], let why = stream?.takeFailure(uri) {
-                    // The cache knows what the server did; mpv saw only a failed read (an
-                    // empty detail keeps its "Failed to open reelcache://N" log line out).
-                    failure = (token, why, "")
-                    return nil
-                }
-                if let uri = uris[end.playlist_entry_id], URLParts.isRemote(uri),
-                   monotonicNow() - openedAt >= MonotonicTime(networkTimeout) * 900_000 {
-                    // mpv says only "Failed to open"; the wait says why.
-                    let host = URL(string: uri)?.host ?? "the server"
-                    failure = (token, "timed out connecting to \(host)", "no answer in \(networkTimeout) s")
-                }
-                return nil
-            case MPV_END_FILE_REASON_REDIRECT:
-                // A playlist (by its content, or served over http): mpv put its entries
-                // in its own playlist. The queue is the engine's: take them out again.
-                removeEntries(from: end.playlist_insert_id, count: end.playlist_insert_num_entries)
-                failure = (token, "is a playlist, not media", "queue it with reel add or OpenUri, which add its entries")
-                return nil
-            default: return nil
+                .error(MPVError.describe(end.error),
+                       cache: state.entries[end.playlist_entry_id].flatMap { entry in stream?.takeFailure(entry.uri) })
+            case MPV_END_FILE_REASON_REDIRECT: .redirect(first: end.playlist_insert_id, count: end.playlist_insert_num_entries)
+            default: .other
             }
+            return .endFile(entry: end.playlist_entry_id, reason)
         case MPV_EVENT_PROPERTY_CHANGE:
-            guard let token = currentToken,
-                  let change = event.data?.assumingMemoryBound(to: mpv_event_property.self).pointee else { return nil }
+            guard let change = event.data?.assumingMemoryBound(to: mpv_event_property.self).pointee else { return nil }
             let seconds = change.format == MPV_FORMAT_DOUBLE ? change.data?.assumingMemoryBound(to: Double.self).pointee : nil
             switch Observed(rawValue: event.reply_userdata) {
-            case .audioPts:
-                audioClock = seconds != nil
-                return seconds.flatMap { sample($0, token) }
-            case .timePos where !audioClock:
-                return seconds.flatMap { sample($0, token) }
+            case .audioPts: return positionSample(seconds, clock: .audio)
+            case .timePos: return positionSample(seconds, clock: .video)
             case .metadata where change.format == MPV_FORMAT_NODE:
                 guard let node = change.data?.assumingMemoryBound(to: mpv_node.self).pointee else { return nil }
                 // Keys differ in case between servers (icy-title, Icy-Name).
-                let tags = Dictionary(MPVNode.map(node).compactMapValues(MPVNode.string).map { ($0.key.lowercased(), $0.value) },
-                                      uniquingKeysWith: { a, _ in a })
-                guard tags["icy-title"] != nil || tags["icy-name"] != nil else { return nil }
-                return .streamTitle(token, title: tags["icy-title"].flatMap { $0.isEmpty ? nil : $0 },
-                                    station: tags["icy-name"].flatMap { $0.isEmpty ? nil : $0 })
+                return .tags(Dictionary(MPVNode.map(node).compactMapValues(MPVNode.string).map { ($0.key.lowercased(), $0.value) },
+                                        uniquingKeysWith: { a, _ in a }))
             case .pausedForCache where change.format == MPV_FORMAT_FLAG:
                 guard let flag = change.data?.assumingMemoryBound(to: Int32.self).pointee else { return nil }
-                return .buffering(token, flag != 0)
+                return .pausedForCache(flag != 0)
             default:
                 return nil
             }
         case MPV_EVENT_LOG_MESSAGE:
-            if let log = event.data?.assumingMemoryBound(to: mpv_event_log_message.self).pointee {
-                let text = String(cString: log.text).trimmed()
-                // Warnings only explain a failure; errors are worth a log line of their own, but for
-                // ao_null's complaint when it is started while paused (pause, Next, Play), which is
-                // its own bookkeeping and nothing a user can act on.
-                let prefix = String(cString: log.prefix)
-                let noise = prefix == "ao/null" && text.hasPrefix("illegal state")
-                if log.log_level.rawValue <= MPV_LOG_LEVEL_ERROR.rawValue, !noise {
-                    writeStandardError("mpv[\(String(cString: log.prefix))]: \(text)\n")
-                }
-                // A video output's complaints never explain why a file failed to open.
-                guard !String(cString: log.prefix).hasPrefix("vo") else { return nil }
-                if let pending = failure, pending.detail == nil {
-                    // mpv may already have started the queued file: this line explains the failed one.
-                    failure?.detail = text
-                } else if openingError == nil, opening {
-                    openingError = text
-                }
+            guard let log = event.data?.assumingMemoryBound(to: mpv_event_log_message.self).pointee else { return nil }
+            let text = String(cString: log.text).trimmed()
+            let prefix = String(cString: log.prefix)
+            // Warnings only explain a failure; errors are worth a log line of their own, but for
+            // ao_null's complaint when it is started while paused (pause, Next, Play), which is
+            // its own bookkeeping and nothing a user can act on.
+            let noise = prefix == "ao/null" && text.hasPrefix("illegal state")
+            if log.log_level.rawValue <= MPV_LOG_LEVEL_ERROR.rawValue, !noise {
+                writeStandardError("mpv[\(prefix)]: \(text)\n")
             }
-            return nil
+            return .log(text, video: prefix.hasPrefix("vo"))
         default:
             return nil
         }
     }
 
-    private var currentToken: LoadToken? { playingEntry.flatMap { tokens[$0] } }
+    /// A position sample, with how long until a sink's rooms hear it.
+    private func positionSample(_ seconds: Double?, clock: MPVEvent.Clock) -> MPVEvent {
+        // Converted once, here at the edge; a value that is no time is as good as none.
+        let time = seconds.flatMap(MediaTime.fromSeconds)
+        return .position(time, clock: clock, sinkDelay: time == nil ? nil : sink?.sink.delay())
+    }
 
     // MARK: The cache
 
     /// Whether remote files are read through the cache.
     public var readsThroughCache: Bool { stream != nil }
-
-    /// mpv is about to open a file: remote files wait for the cache to look at them.
-    private func loadHookCalled(_ id: UInt64) {
-        var name: UnsafeMutablePointer<CChar>?
-        mpv_get_property(handle, "stream-open-filename", MPV_FORMAT_STRING, &name)
-        let url = name.map { String(cString: $0) } ?? ""
-        mpv_free(name)
-        guard let stream, URLParts.isRemote(url) else {
-            mpv_hook_continue(handle, id)
-            return
-        }
-        guard stream.source.hasRoom else {
-            mpv_hook_continue(handle, id)
-            return
-        }
-        hookSerial += 1
-        pendingHook = (id, url, hookSerial)
-        let (inbox, serial) = (classified, hookSerial)
-        stream.source.classify(url) { kind in inbox.post((serial, url, kind)) }
-    }
-
-    /// Media and live streams read through the cache; playlists and manifests go to mpv as they are.
-    private func continueHook(_ url: String, _ kind: ResourceKind) {
-        guard let stream, let hook = pendingHook else { return }
-        pendingHook = nil
-        switch kind {
-        case .media, .live:
-            // A live stream too: the cache relays it over the connection that asked what it is.
-            mpv_set_property_string(handle, "stream-open-filename", stream.name(for: url))
-            // The cache reads ahead as far as it should; mpv's own cache would pull the whole file.
-            // A live stream keeps mpv's cache: it buffers what arrives, and says when it runs dry.
-            mpv_set_property_string(handle, "file-local-options/cache", kind == .live ? "yes" : "no")
-            // An MP3 without a seek table is otherwise sought by reading every byte up to the target
-            // (a seek in a remote 4 GB file fetched 2.5 GB); this estimates the offset instead. Only for
-            // remote files: locally the reading costs no network, and lavf holds more memory with it.
-            if kind == .media { mpv_set_property_string(handle, "file-local-options/demuxer-lavf-o", "fflags=+fastseek") }
-        case .failed(let reason): mpv_set_property_string(handle, "stream-open-filename", stream.name(for: url, failure: reason))
-        case .direct: break
-        }
-        mpv_hook_continue(handle, hook.id)
-    }
-
-    /// mpv waits on a hook even to abort a load: a replaced load lets it go at once.
-    private func releaseHook() {
-        guard let hook = pendingHook else { return }
-        continueHook(hook.url, .failed("replaced"))
-    }
 
     // MARK: ReplayGain
 
@@ -630,7 +462,7 @@ public final class MPVBackend {
     /// level to its last sample, across gapless transitions too.
     private func level(_ tags: ReplayGainTags) {
         let gain = replayGain == .off ? nil : "@reel-replaygain:lavfi-volume=volume=\(tags.factor(replayGain)):precision=float"
-        let voice = currentToken.map(boosted.contains) == true ? Self.voiceFilter : nil
+        let voice = state.current?.options.voiceBoost == true ? Self.voiceFilter : nil
         let filter = [gain, voice].compactMap { $0 }.joined(separator: ",")
         guard filter != levelFilter else { return }
         let rc = mpv_set_property_string(handle, "af", filter)
@@ -653,21 +485,11 @@ public final class MPVBackend {
                        albumPeak: track["replaygain-album-peak"].flatMap(MPVNode.double))
     }
 
-    private func sample(_ seconds: Double, _ token: LoadToken) -> BackendEvent? {
-        if let pausedSeekTarget { return .position(token, pausedSeekTarget) }
-        // mpv counts audio as played once the sink took it; it is heard after the sink's delay.
-        guard let played = MediaTime.fromSeconds(seconds) else { return nil }
-        guard let sink else { return .position(token, fileTime(played)) }
-        let heard = fileTime(smoother.smooth(played - sink.delay(), at: monotonicNow(), rate: speed))
-        if token == currentToken { lastHeard = (token, heard) }
-        return .position(token, heard)
-    }
-
     private func loadedMetadata() -> TrackMetadata {
         var metadata = TrackMetadata()
         var duration = 0.0
         if mpv_get_property(handle, "duration", MPV_FORMAT_DOUBLE, &duration) >= 0 {
-            metadata.length = MediaTime.fromSeconds(duration).map(fileTime)
+            metadata.length = MediaTime.fromSeconds(duration)   // on mpv's timeline
         }
         metadata.chapters = chapters()
         var node = mpv_node()
@@ -723,8 +545,9 @@ public final class MPVBackend {
     private func seek(to target: MediaTime) {
         // Counted only once sent: mpv never answers a command it refused to take, and a count
         // that never falls would hide every restart after it.
-        let rc = withCommand(["seek", Self.seconds(playingTrim?.timeline(target) ?? target), "absolute+exact"]) { mpv_command_async(handle, Self.seekReply, $0) }
-        if rc >= 0 { seeksUnanswered += 1 }
+        state.seeking(to: target)
+        let rc = withCommand(["seek", Self.seconds(state.timeline(target)), "absolute+exact"]) { mpv_command_async(handle, Self.seekReply, $0) }
+        if rc >= 0 { state.seekSent() }
     }
 
     /// An mpv command: the strings as the const char ** libmpv takes.
@@ -765,66 +588,5 @@ extension MPVBackend {
         default: nil   // float, double
         }
         return AudioFormat(sampleRate: Int(rate), bits: bits, channels: Int(channels))
-    }
-}
-
-// MARK: The sink
-
-extension MPVBackend {
-    /// mpv's settings for a sink: SDL's disk driver writes into the sink's FIFO.
-    /// Unlike mpv's own `pcm` output, it runs on a thread of its own outside
-    /// mpv's locks (`pcm` writes from inside them: while a full FIFO blocks it,
-    /// every call into mpv waits, up to 2.6 s measured). It never sleeps
-    /// between its periods of 512 samples (10.7 ms): a full FIFO holds it
-    /// back, so that the sink's reader sets the pace (with SDL's own 10 ms
-    /// waits, snapserver found the pipe short every other chunk).
-    static func sinkSettings(fifo: String) -> [(String, String)] {
-        // Read by SDL when mpv opens its audio output; set before anything else runs.
-        setenv("SDL_AUDIODRIVER", "disk", 1)
-        setenv("SDL_DISKAUDIOFILE", fifo, 1)
-        setenv("SDL_DISKAUDIODELAY", "0", 1)
-        quietSDLAudioLog()
-        let pcm = AudioFormat.sink
-        return [("ao", "sdl"), ("sdl-buflen", "0.01"), ("audio-format", pcm.bits.map { "s\($0)" } ?? "float"),
-                ("audio-samplerate", "\(pcm.sampleRate)"), ("audio-channels", "\(pcm.channels)")]
-    }
-
-    /// SDL's disk driver logs "CRITICAL: You are using the SDL disk i/o audio
-    /// driver!" every time mpv opens it, which is what reel means to do. SDL
-    /// is loaded with libmpv; its audio category is silenced through it.
-    private static func quietSDLAudioLog() {
-        typealias SetPriority = @convention(c) (Int32, Int32) -> Void
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "SDL_LogSetPriority") else { return }
-        let audioCategory: Int32 = 4, abovePriorities: Int32 = 7   // SDL_LOG_CATEGORY_AUDIO, SDL_NUM_LOG_PRIORITIES
-        unsafeBitCast(symbol, to: SetPriority.self)(audioCategory, abovePriorities)
-    }
-
-    /// The sink stopped passing audio on: mpv holds (the position stays where
-    /// it was heard) until it takes audio again, then goes on from there.
-    func sinkChanged(_ news: SinkNews) -> [BackendEvent] {
-        switch news {
-        case .lost(let problem):
-            guard let lost = sinkLost else {
-                // Paused, the rooms had heard everything up to where they stopped: nothing to play again.
-                let stall = paused ? nil : currentToken
-                sinkLost = (problem, paused ? nil : lastHeard, stall != nil)
-                setFlag("pause", true)
-                return [.outputProblem(problem)] + (stall.map { [.buffering($0, true)] } ?? [])
-            }
-            sinkLost = (problem, lost.heard, lost.stalled)
-            return [.outputProblem(problem)]
-        case .back:
-            guard let lost = sinkLost else { return [] }
-            sinkLost = nil
-            if let heard = lost.heard, heard.token == currentToken, flag("seekable") == true {
-                // What was in the pipes and the server's buffer never reached a room: play it again.
-                pausedSeekTarget = paused ? heard.position : nil
-                seek(to: max(heard.position, 0))
-            }
-            setFlag("pause", paused)
-            var events: [BackendEvent] = [.outputProblem(nil)]
-            if lost.stalled, !paused, let token = currentToken { events.append(.buffering(token, false)) }
-            return events
-        }
     }
 }
