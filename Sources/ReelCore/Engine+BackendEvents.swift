@@ -259,6 +259,7 @@ extension Engine {
     /// is loaded paused at its stored position.
     public mutating func restore(_ stored: Queue, settings restored: Settings, now: MonotonicTime) -> [Effect] {
         queue = stored
+        savedQueueState = QueueState(current: stored.currentID?.raw, nextID: stored.nextID, settings: restored)
         var kept = restored
         kept.replayGain = settings.replayGain
         kept.video = settings.video
@@ -278,11 +279,33 @@ extension Engine {
         return effects + syncQueuedNext()
     }
 
-    /// What changed in the queue since the store last looked.
-    public mutating func takeQueueChanges() -> QueueChanges { queue.takeChanges() }
+    /// What the store must write of the queue since it last asked, as one effect: asked at the
+    /// end of a loop turn, so that a turn's many changes make one write. Cheap: the rows of the
+    /// entries concerned, or, for a new shuffle order or ranks laid out afresh, one number per entry.
+    public mutating func saveQueue() -> [Effect] {
+        let changes = queue.takeChanges()
+        var save = QueueSave()
+        save.cleared = changes.cleared
+        save.rows = changes.upserted.compactMap { id in
+            queue.index(of: id).map { QueueRow(queue.entries[$0], queue.place(at: $0)) }
+        }
+        save.removed = changes.removed.map(\.raw)
+        if changes.reshuffled { save.shuffleKeys = Numbering(ids: queue.ids, values: queue.keys) }
+        if changes.reranked { save.ranks = Numbering(ids: queue.ids, values: queue.rankList) }
+        let state = QueueState(current: queue.currentID?.raw, nextID: queue.nextID, settings: settings)
+        if state != savedQueueState {
+            save.state = state
+            savedQueueState = state
+        }
+        return save.isEmpty ? [] : [.store(.queue(save))]
+    }
 
-    /// Names the library item of an entry that was queued without one.
-    public mutating func attach(item: Int64, to id: EntryID) {
-        queue.update(id) { $0.itemID = item }
+    /// Names the library items of entries that were queued without one (the store made them);
+    /// tags an entry learnt meanwhile go to its item now.
+    public mutating func attach(items: [(entry: EntryID, item: Int64)]) -> [Effect] {
+        items.compactMap { entry, item in
+            queue.update(entry) { $0.itemID = item }
+            return queue[entry]?.metadata.length == nil ? nil : .store(.learned(entry))
+        }
     }
 }

@@ -37,6 +37,8 @@ public struct Engine: Sendable {
     /// Rate, Position and Seeked. Seeked goes out when the estimate departs from it.
     public internal(set) var widgetsTold = PositionAnchor(position: 0, at: 0, rate: 1, running: false)
     public internal(set) var settings = Settings()
+    /// The queue's state (current entry, next id, settings) as last handed to the store.
+    var savedQueueState: QueueState?
     /// Set at start-up from the configuration.
     public var resumePolicy = ResumePolicy.standard
     public internal(set) var lastError: String?

@@ -201,11 +201,14 @@ public enum StorageChange: Equatable, Sendable {
     case learned(EntryID)
     /// Trimming left out this much more of the entry's item.
     case timeSaved(EntryID, MediaTime)
+    /// The queue's rows and state that changed in a loop turn (`Engine.saveQueue`).
+    case queue(QueueSave)
 
-    /// The entry whose item it concerns.
-    public var entry: EntryID {
+    /// The entry whose item it concerns; nil for the queue.
+    public var entry: EntryID? {
         switch self {
         case .savePosition(let id, _), .finished(let id), .learned(let id), .timeSaved(let id, _): id
+        case .queue: nil
         }
     }
 }

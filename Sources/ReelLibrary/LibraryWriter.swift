@@ -64,6 +64,10 @@ public final class LibraryWriter: @unchecked Sendable {
     private var submitted: [Batch] = []
     private var pending = Pending()
     private var writing = false
+    /// Positions submitted and not yet written (a finish as 0), by item, with the serial of
+    /// the batch that brought each: what a read of the library says once they land.
+    private var unwritten: [Int64: (position: MediaTime, serial: UInt64)] = [:]
+    private var serial: UInt64 = 0
     private var failing = false
     private var stopped = false
 
@@ -77,7 +81,29 @@ public final class LibraryWriter: @unchecked Sendable {
         guard !batch.isEmpty else { return }
         condition.lock()
         submitted.append(batch)
+        serial += 1
+        for write in batch.items {
+            switch write {
+            case .position(let item, let position): unwritten[item] = (position, serial)
+            case .finished(let item): unwritten[item] = (0, serial)
+            case .learned, .timeSaved: break
+            }
+        }
         condition.signal()
+        condition.unlock()
+    }
+
+    /// The position last submitted for `item` while it is not yet written.
+    public func unwrittenPosition(of item: Int64) -> MediaTime? {
+        condition.lock()
+        defer { condition.unlock() }
+        return unwritten[item]?.position
+    }
+
+    /// Stops answering for `item`'s unwritten position (the user forgot it).
+    public func forgetUnwritten(_ item: Int64) {
+        condition.lock()
+        unwritten[item] = nil
         condition.unlock()
     }
 
@@ -111,6 +137,7 @@ public final class LibraryWriter: @unchecked Sendable {
             if failing { _ = condition.wait(until: Date().addingTimeInterval(Self.retryInterval)) }
             var taken = pending
             let batches = submitted
+            let upTo = serial
             pending = Pending()
             submitted = []
             writing = true
@@ -134,6 +161,8 @@ public final class LibraryWriter: @unchecked Sendable {
             if problem != nil {
                 // Keep it for the next try; what came meanwhile is merged on top then.
                 pending = taken
+            } else {
+                unwritten = unwritten.filter { $0.value.serial > upTo }
             }
             let wasFailing = failing
             failing = problem != nil

@@ -3,44 +3,6 @@ import Glibc
 import ReelSQLite
 import ReelCore
 
-/// A queue entry as stored: one row each, under the id clients know it by.
-public struct QueueRow: Equatable, Sendable {
-    public var id: UInt64
-    public var rank: Int64
-    public var shuffleKey: Int64
-    public var itemID: Int64?
-    public var uri: String
-    public var range: PlayRange?
-
-    public init(id: UInt64, rank: Int64, shuffleKey: Int64, itemID: Int64?, uri: String, range: PlayRange? = nil) {
-        self.id = id
-        self.rank = rank
-        self.shuffleKey = shuffleKey
-        self.itemID = itemID
-        self.uri = uri
-        self.range = range
-    }
-
-    public init(_ entry: QueueEntry, _ place: Queue.Place) {
-        self.init(id: entry.id.raw, rank: place.rank, shuffleKey: place.shuffleKey, itemID: entry.itemID, uri: entry.uri,
-                  range: entry.range)
-    }
-}
-
-/// What is stored besides the rows: the current entry, the next id to hand
-/// out, and the settings that outlive a track.
-public struct QueueState: Equatable, Sendable {
-    public var current: UInt64?
-    public var nextID: UInt64 = 1
-    public var settings = Settings()
-
-    public init(current: UInt64? = nil, nextID: UInt64 = 1, settings: Settings = Settings()) {
-        self.current = current
-        self.nextID = nextID
-        self.settings = settings
-    }
-}
-
 extension Library {
     /// Writes queue rows (new or changed) and removes others; `cleared` first
     /// removes every row. The caller wraps it in a transaction with the rest.

@@ -131,7 +131,7 @@ final class Daemon: Session {
         case .importDone(let job, let summary):
             catalogueRevision += 1
             jobs.removeValue(forKey: job)?.done(summary)
-        case .libraryWrite(let outcome): _ = library.take(outcome, engine: &engine)
+        case .libraryWrite(let outcome): perform(engine.attach(items: library.take(outcome)))
         case .coverArt(let entry, let url): perform(engine.learn(TrackMetadata(artURL: url), for: entry, now: monotonicNow()))
         case .tags(let uri, let metadata):
             for entry in prober.finished(uri) {
@@ -208,7 +208,11 @@ final class Daemon: Session {
                     scanSilences(CollectionOfOne(entry))
                 }
             case .store(let change):
-                if let entry = engine.queue[change.entry] { library.record(change, entry: entry) }
+                if case .queue(let save) = change {
+                    library.save(save)
+                } else if let id = change.entry, let entry = engine.queue[id] {
+                    library.record(change, entry: entry)
+                }
             case .log(let line):
                 log(line)
             }
@@ -391,7 +395,8 @@ final class Daemon: Session {
     /// Hands what this turn changed (positions, play counts, tags, queue rows,
     /// settings) to the library's writer thread.
     private func handLibraryTheTurn() {
-        library.endTurn(&engine)
+        perform(engine.saveQueue())
+        library.endTurn()
     }
 }
 

@@ -25,11 +25,6 @@ final class LibraryBridge {
     /// Why writes fail at the moment; nil while they work.
     private(set) var writeError: String?
     private var batch = LibraryWriter.Batch()
-    private var storedState: QueueState?
-    /// The last position handed to the writer for each item played in this run: what a read
-    /// of the library says until the write lands (a pause, then the same item queued again
-    /// at once, used to start from the position before the pause).
-    private var positions: [Int64: MediaTime] = [:]
     /// The settings of every episode whose feed has some, by item (`reel feed set`).
     private(set) var episodeSettings: [Int64: EpisodeSettings] = [:]
 
@@ -55,7 +50,7 @@ final class LibraryBridge {
     func entry(for item: LibraryItem, uri: String? = nil, metadata: TrackMetadata? = nil) -> NewEntry {
         let uri = uri ?? item.localPath.map { URL(fileURLWithPath: $0).absoluteString } ?? item.remoteURL ?? ""
         var entry = NewEntry(uri: uri, itemID: item.id, metadata: metadata ?? item.metadata,
-                             resumeAt: positions[item.id] ?? item.position, prefersResume: item.fromFeed)
+                             resumeAt: unwrittenPosition(of: item.id) ?? item.position, prefersResume: item.fromFeed)
         entry.episode = episodeSettings[item.id] ?? .none
         return entry
     }
@@ -102,71 +97,80 @@ final class LibraryBridge {
         return .unplayable("no playable source (\(item.localPath ?? "no file") is missing and there is no URL)")
     }
 
-    /// A position forgotten by the user: the library's row says so already.
-    func forgetPosition(ofItem item: Int64) { positions[item] = nil }
+    /// The position last recorded for `item` that is not yet in the library: what a read of
+    /// it says once the write lands (a pause, then the same item queued again at once, used to
+    /// start from the position before the pause).
+    private func unwrittenPosition(of item: Int64) -> MediaTime? {
+        for write in batch.items.reversed() {
+            switch write {
+            case .position(item, let position): return position
+            case .finished(item): return 0
+            default: continue
+            }
+        }
+        return writer?.unwrittenPosition(of: item)
+    }
+
+    /// A position forgotten by the user: the library's row says so already, and no position
+    /// recorded before the forgetting may come back over it.
+    func forgetPosition(ofItem item: Int64) {
+        batch.items.removeAll { write in
+            switch write {
+            case .position(item, _), .finished(item): true
+            default: false
+            }
+        }
+        writer?.forgetUnwritten(item)
+    }
 
     /// Notes what the engine asks to keep about `entry` (as it was then).
     func record(_ change: StorageChange, entry: QueueEntry) {
         guard let id = entry.itemID else { return }
         switch change {
-        case .savePosition(_, let position):
-            batch.items.append(.position(id, position))
-            positions[id] = position
-        case .finished:
-            batch.items.append(.finished(id))
-            positions[id] = 0
+        case .savePosition(_, let position): batch.items.append(.position(id, position))
+        case .finished: batch.items.append(.finished(id))
         case .learned: batch.items.append(.learned(id, entry.metadata))
         case .timeSaved(_, let saved): batch.items.append(.timeSaved(id, saved))
+        case .queue: break   // no entry's: handed over by `save`
         }
     }
 
-    /// At the end of a loop turn: hands what changed to the writer. Cheap:
-    /// the rows of the entries concerned, or, for a new shuffle order or
-    /// ranks laid out afresh, one number per entry.
-    func endTurn(_ engine: inout Engine) {
-        guard let writer else { return }
-        let changes = engine.takeQueueChanges()
-        if !changes.isEmpty {
-            let queue = engine.queue
-            batch.cleared = changes.cleared
-            batch.rows = changes.upserted.compactMap { id in
-                queue.index(of: id).map { QueueRow(queue.entries[$0], queue.place(at: $0)) }
-            }
-            batch.removed = changes.removed.map(\.raw)
-            if changes.reshuffled { batch.shuffleKeys = (queue.ids, queue.keys) }
-            if changes.reranked { batch.ranks = (queue.ids, queue.rankList) }
+    /// Notes what changed in the queue (`Engine.saveQueue`, once a loop turn).
+    func save(_ save: QueueSave) {
+        if save.cleared {
+            // Within a batch the clearing comes first: what this turn noted before it goes with it.
+            batch.cleared = true
+            batch.rows = []
+            batch.removed = []
         }
-        let state = QueueState(current: engine.queue.currentID?.raw, nextID: engine.queue.nextID, settings: engine.settings)
-        if state != storedState {
-            batch.state = state
-            storedState = state
-        }
-        writer.submit(batch)
+        batch.rows += save.rows
+        batch.removed += save.removed
+        if let shuffleKeys = save.shuffleKeys { batch.shuffleKeys = (shuffleKeys.ids, shuffleKeys.values) }
+        if let ranks = save.ranks { batch.ranks = (ranks.ids, ranks.values) }
+        if let state = save.state { batch.state = state }
+    }
+
+    /// At the end of a loop turn: hands what changed to the writer.
+    func endTurn() {
+        writer?.submit(batch)
         batch = LibraryWriter.Batch()
     }
 
-    /// Takes a report from the writer; returns whether `problem` changed.
-    func take(_ outcome: LibraryWriter.Outcome, engine: inout Engine) -> Bool {
+    /// Takes a report from the writer; returns the items it made for entries queued without
+    /// one (for the engine to attach).
+    func take(_ outcome: LibraryWriter.Outcome) -> [(entry: EntryID, item: Int64)] {
         switch outcome {
         case .failed(let why):
             writeFailed(why)
-            return true
         case .recovered:
             if library == nil { library = try? Library(path: file, check: false) }
-            guard writeError != nil else { return false }
+            guard writeError != nil else { break }
             writeError = nil
             log("library: writes go through again")
-            return true
         case .attached(let pairs):
-            for (entry, item) in pairs {
-                engine.attach(item: item, to: EntryID(entry))
-                // Tags it learnt while it had no item go to the item now.
-                if let learnt = engine.queue[EntryID(entry)]?.metadata, learnt.length != nil {
-                    batch.items.append(.learned(item, learnt))
-                }
-            }
-            return false
+            return pairs.map { (EntryID($0.0), $0.1) }
         }
+        return []
     }
 
     private func writeFailed(_ why: String) {
@@ -203,7 +207,6 @@ final class LibraryBridge {
             entry.episode = new.episode
             return (entry, Queue.Place(rank: row.rank, shuffleKey: row.shuffleKey))
         }
-        storedState = state
         let queue = Queue(restoring: entries, current: state.current.map(EntryID.init), nextID: state.nextID,
                           shuffle: state.settings.shuffle)
         return (queue, state.settings)

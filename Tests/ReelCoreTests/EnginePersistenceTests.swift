@@ -170,3 +170,47 @@ final class EnginePersistenceTests: XCTestCase {
         XCTAssertEqual(engine.snapshot.status, .paused)
     }
 }
+
+/// The queue's rows and state reach the store as one effect a turn (`Engine.saveQueue`).
+final class EngineQueueSaveTests: XCTestCase {
+    func save(_ effects: [Effect]) -> QueueSave? {
+        effects.compactMap { if case .store(.queue(let save)) = $0 { save } else { nil } }.first
+    }
+
+    func testATurnsChangesMakeOneSaveAndThenThereIsNothingToSave() throws {
+        var h = Harness(uris: ["file:///a", "file:///b", "file:///c"])
+        let first = try XCTUnwrap(save(h.engine.saveQueue()))
+        XCTAssertEqual(first.rows.map(\.uri).sorted(), ["file:///a", "file:///b", "file:///c"])
+        XCTAssertEqual(first.state?.current, h.id(1).raw)
+        XCTAssertEqual(first.state?.nextID, h.engine.queue.nextID)
+        XCTAssertEqual(h.engine.saveQueue(), [], "nothing changed since")
+        h.command(.remove(h.id(2)))
+        let removed = try XCTUnwrap(save(h.engine.saveQueue()))
+        XCTAssertEqual(removed.removed, [2])
+        XCTAssertTrue(removed.rows.isEmpty)
+        XCTAssertNil(removed.state, "the current entry, the next id and the settings stand")
+        h.command(.setShuffle(true))
+        let shuffled = try XCTUnwrap(save(h.engine.saveQueue()))
+        XCTAssertEqual(shuffled.shuffleKeys?.ids, h.engine.queue.ids)
+        XCTAssertEqual(shuffled.state?.settings.shuffle, true)
+    }
+
+    func testARestoredQueueIsNotWrittenBackAsItWasRead() {
+        var h = Harness()
+        let stored = Queue(restoring: [(QueueEntry(id: EntryID(4), uri: "file:///a", metadata: TrackMetadata()),
+                                        Queue.Place(rank: 1, shuffleKey: 0))],
+                           current: EntryID(4), nextID: 5, shuffle: false)
+        h.record(h.engine.restore(stored, settings: Settings(), now: h.now))
+        XCTAssertEqual(h.engine.saveQueue(), [])
+    }
+
+    func testAttachingItemsNamesThemAndKeepsWhatTheEntriesLearnt() {
+        var h = Harness(uris: ["file:///a", "file:///b"], play: true)
+        h.finishLoad(length: 5_000_000)
+        _ = h.engine.saveQueue()
+        let effects = h.engine.attach(items: [(h.id(1), 70), (h.id(2), 71)])
+        XCTAssertEqual(h.engine.queue.entries.map(\.itemID), [70, 71])
+        XCTAssertEqual(effects, [.store(.learned(h.id(1)))], "only the played entry learnt its tags")
+        XCTAssertEqual(save(h.engine.saveQueue())?.rows.compactMap(\.itemID).sorted(), [70, 71], "the rows name their items")
+    }
+}

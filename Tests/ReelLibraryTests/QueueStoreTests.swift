@@ -127,3 +127,36 @@ final class QueueStoreTests: TempDirTestCase {
         XCTAssertLessThan(loaded.rows[1].0.shuffleKey, loaded.rows[0].0.shuffleKey, "shuffle order kept")
     }
 }
+
+/// Positions handed to the writer thread are answered for until they are in the file.
+final class UnwrittenPositionTests: TempDirTestCase {
+    func testAPositionIsAnsweredForUntilItsWriteLandsThenTheFileSaysIt() throws {
+        let item = try Library(path: path).add(ProbedItem(title: "A", localPath: "/music/a.ogg")).id
+        let writer = LibraryWriter(path: path) { _ in }
+        defer { writer.stop() }
+        var batch = LibraryWriter.Batch()
+        batch.items = [.position(item, 12_000_000)]
+        writer.submit(batch)
+        XCTAssertTrue(writer.flush(timeout: 10))
+        XCTAssertNil(writer.unwrittenPosition(of: item), "written: the file says it now")
+        XCTAssertEqual(try Library(path: path).item(id: item)?.position, 12_000_000)
+    }
+
+    func testAFinishIsPositionZeroAndAForgottenOneIsNotAnsweredFor() throws {
+        let item = try Library(path: path).add(ProbedItem(title: "A", localPath: "/music/a.ogg")).id
+        // A file where the library's folder would be: every write fails (root too) and is kept.
+        XCTAssertTrue(FileManager.default.createFile(atPath: path + ".d", contents: Data()))
+        let writer = LibraryWriter(path: path + ".d/lib.db") { _ in }
+        defer { writer.stop() }
+        var batch = LibraryWriter.Batch()
+        batch.items = [.position(item, 5_000_000)]
+        writer.submit(batch)
+        XCTAssertFalse(writer.flush(timeout: 0.3))
+        XCTAssertEqual(writer.unwrittenPosition(of: item), 5_000_000, "not written: the writer answers for it")
+        batch.items = [.finished(item)]
+        writer.submit(batch)
+        XCTAssertEqual(writer.unwrittenPosition(of: item), 0, "a finished item starts from 0 next time")
+        writer.forgetUnwritten(item)
+        XCTAssertNil(writer.unwrittenPosition(of: item))
+    }
+}
