@@ -13,8 +13,10 @@ import ReelSettings
 /// Wires the engine to its adapters and runs the single-threaded loop.
 /// All engine state is touched on this thread only.
 final class Daemon: Session {
-    private(set) var engine = Engine(seed: UInt64(truncatingIfNeeded: monotonicNow()))
-    let backend: MPVBackend
+    /// The engine and the backend, and what passes between them.
+    let player: Player
+    var engine: Engine { player.engine }
+    var backend: MPVBackend { player.backend }
     /// The cache of remote media; nil with cache-size 0.
     let cache: Cache?
     /// Syncs running, by job: the feed, and whom to answer.
@@ -25,8 +27,6 @@ final class Daemon: Session {
     private(set) var mpd: MPDServer?
     private(set) var controlAddresses: [String] = []
     private(set) var audioOutput = ""
-    /// Engine announcements of this loop turn, for the MPRIS adapter.
-    private var announcements: [Announcement] = []
     private var quitting = false
     private let art: CoverArt
     /// Wakes the loop at the engine's deadline (a queued entry becoming audible).
@@ -46,8 +46,6 @@ final class Daemon: Session {
     /// What the buses tell their clients changed in the library (LibrarySession).
     var catalogueRevision = 0
     var playlistRevision = 0
-    /// REEL_TRACE=1 logs every backend event.
-    private let trace = ProcessInfo.processInfo.environment["REEL_TRACE"] != nil
 
     /// `settings` are applied before clients can see anything, so that they
     /// read as the start-up state rather than as changes.
@@ -55,13 +53,19 @@ final class Daemon: Session {
          library: LibraryBridge, tasks: Mailbox<LoopResult>, settings: [Command], resume: ResumePolicy,
          sleepFade: MediaTime) {
         self.connection = connection
+        var engine = Engine(seed: UInt64(truncatingIfNeeded: monotonicNow()))
         engine.resumePolicy = resume
         engine.sleepFade = sleepFade
         self.cache = cache
         self.tasks = tasks
-        self.backend = backend
         self.library = library
         art = CoverArt(cacheDir: cacheDir.appendingPathComponent("art"), results: tasks)
+        player = Player(engine: engine, backend: backend, library: library, art: art,
+                        cachedCopy: { cache?.completePath($0) })
+        player.onTrackAdded = { [unowned self] entry in
+            prober.probeIfUnknown(entry)
+            scanSilences(CollectionOfOne(entry))
+        }
         for command in settings { _ = run(command) }
         mpris = MPRISService(connection: connection, host: self, library: library.library == nil ? nil : self,
                              cache: cache == nil ? nil : self, introspectionXML: introspectionXML, version: reelVersion)
@@ -86,8 +90,7 @@ final class Daemon: Session {
         if case .add(let entries, let after, let atStart, let play) = command {
             command = .add(entries: library.enrich(entries), after: after, atStart: atStart, play: play)
         }
-        if trace { traceLine("command \(command)") }
-        return engine.handle(command, now: monotonicNow()).map { perform($0) }
+        return player.run(command)
     }
 
     func validate(_ text: String) -> Result<String, URIProblem> { PlayableURI.validate(text) }
@@ -96,7 +99,7 @@ final class Daemon: Session {
     /// Puts back the queue stored by the last run, paused at its position.
     func restoreQueue() -> Int {
         guard let (stored, settings) = library.storedQueue() else { return 0 }
-        perform(engine.restore(stored, settings: settings, now: monotonicNow()))
+        player.apply { $0.restore(stored, settings: settings, now: monotonicNow()) }
         applyEpisodeSettings()
         engine.queue.entries.forEach(prober.probeIfUnknown)
         scanSilences(engine.queue.entries)
@@ -131,11 +134,13 @@ final class Daemon: Session {
         case .importDone(let job, let summary):
             catalogueRevision += 1
             jobs.removeValue(forKey: job)?.done(summary)
-        case .libraryWrite(let outcome): perform(engine.attach(items: library.take(outcome)))
-        case .coverArt(let entry, let url): perform(engine.learn(TrackMetadata(artURL: url), for: entry, now: monotonicNow()))
+        case .libraryWrite(let outcome):
+            let attached = library.take(outcome)
+            player.apply { $0.attach(items: attached) }
+        case .coverArt(let entry, let url): player.apply { $0.learn(TrackMetadata(artURL: url), for: entry, now: monotonicNow()) }
         case .tags(let uri, let metadata):
             for entry in prober.finished(uri) {
-                if let metadata { perform(engine.learn(metadata, for: entry, now: monotonicNow())) }
+                if let metadata { player.apply { $0.learn(metadata, for: entry, now: monotonicNow()) } }
             }
         case .silences(let uri, let silences, let problem):
             if let problem {
@@ -145,14 +150,17 @@ final class Daemon: Session {
             log("silences of \(uri): \(silences.spans.count), \(ClockText.format(Trim(silences: silences)?.saved ?? 0)) to trim")
             // Also none found: the library then knows it was looked at, and does not look again.
             for entry in engine.queue.entries where entry.uri == uri {
-                perform(engine.learn(TrackMetadata(silences: silences), for: entry.id, now: monotonicNow()))
+                player.apply { $0.learn(TrackMetadata(silences: silences), for: entry.id, now: monotonicNow()) }
             }
         }
     }
 
     /// A forgotten position also stops applying to entries already queued.
     func forgetPosition(ofItem item: Int64) {
-        engine.forgetPosition(ofItem: item)
+        player.apply { engine in
+            engine.forgetPosition(ofItem: item)
+            return []
+        }
         library.forgetPosition(ofItem: item)
     }
 
@@ -172,131 +180,29 @@ final class Daemon: Session {
     /// The sound goes to `output` (snapserver), which plays it this much after mpv hands it over.
     func useOutput(_ output: String, delay: MediaTime) {
         audioOutput = output
-        engine.outputDelay = delay
+        player.apply { engine in
+            engine.outputDelay = delay
+            return []
+        }
     }
 
     func audioNow() -> (format: AudioFormat?, bitrate: Int?) {
         engine.state.token == nil ? (nil, nil) : backend.audioNow()
     }
 
-    // MARK: Effects
-
-    /// What performing effects gave back for the engine: a backend's
-    /// synchronous answer, an entry without a source, a cover found beside
-    /// the file. Fed only once every effect of the step that produced it is
-    /// performed, so that a stale effect of that step can never act after it.
-    private enum FollowUp {
-        case event(BackendEvent)
-        case art(EntryID, String?, replacing: Bool)
-    }
-    private var followUps: [FollowUp] = []
-    private var settling = false
-    /// Backend commands of this turn, sent once the buses have been told (see `publish`).
-    private var heldForBackend: [BackendCommand] = []
-
-    /// Performs a step's effects in order, each by its consumer; then what they gave back.
-    private func perform(_ effects: [Effect]) {
-        for effect in effects {
-            switch effect {
-            case .backend(let command):
-                heldForBackend.append(command)
-            case .announce(let announcement):
-                if trace { traceLine("announce \(announcement)") }
-                announcements.append(announcement)
-                if case .trackAdded(let id, _) = announcement, let entry = engine.queue[id] {
-                    prober.probeIfUnknown(entry)
-                    scanSilences(CollectionOfOne(entry))
-                }
-            case .store(let change):
-                if case .queue(let save) = change {
-                    library.save(save)
-                } else if let id = change.entry, let entry = engine.queue[id] {
-                    library.record(change, entry: entry)
-                }
-            case .log(let line):
-                log(line)
-            }
-        }
-        settle()
-    }
-
-    /// Feeds the follow-ups, oldest first, with whatever their own effects give back.
-    private func settle() {
-        guard !settling else { return }
-        settling = true
-        defer { settling = false }
-        while !followUps.isEmpty {
-            switch followUps.removeFirst() {
-            case .event(let event): feed(event)
-            case .art(let entry, let art, replacing: true): perform(engine.replaceArt(art, for: entry))
-            case .art(let entry, let art, replacing: false): perform(engine.learn(TrackMetadata(artURL: art), for: entry, now: monotonicNow()))
-            }
-        }
-    }
-
-    /// Hands a command to the backend; a load gets the entry's source as the library resolves it now.
-    private func send(_ command: BackendCommand) {
-        var command = command
-        switch command {
-        case .load(let token, let asked, let start, let end, let paused):
-            guard var uri = playableURI(for: token, start: start) else { return }
-            if engine.state.load?.token == token, engine.state.load?.trim != nil, URLParts.isRemote(uri),
-               let copy = cachePath(uri) {
-                // mpv opens the parts of a trimmed file itself, past the cache's hook: from the copy.
-                uri = URL(fileURLWithPath: copy).absoluteString
-            }
-            command = .load(token, uri: uri, start: start, end: end, paused: paused)
-            // A remote entry played from its download or complete copy seeks while it opens.
-            if URLParts.isRemote(asked) && !URLParts.isRemote(uri) { followUps.append(.event(.opensLocally(token))) }
-        case .queueNext(let token, _, let start, let end):
-            guard let uri = playableURI(for: token, start: start) else { return }
-            command = .queueNext(token, uri: uri, start: start, end: end)
-        default: break
-        }
-        followUps += backend.perform(command).map(FollowUp.event)
-    }
-
-    /// What to give the backend for an entry: its library source (local
-    /// first), with its cover art beside it; nil when it failed instead.
-    private func playableURI(for token: LoadToken, start: MediaTime) -> String? {
-        guard let entry = engine.queue[token.entry] else { return nil }
-        switch library.source(for: entry) {
-        case .unplayable(let reason):
-            followUps.append(.event(.failed(token, reason: reason)))
-            return nil
-        case .uri(let uri):
-            log((token == engine.queuedNext?.token ? "next: " : "playing ") + uri
-                + (start > 0 ? " from \(start / 1_000_000) s" : ""))
-            if let art = entry.metadata.artURL, !CoverArt.exists(art) {
-                // A cover deleted since it was found: widgets would show a broken image.
-                followUps.append(.art(token.entry, CoverArt.beside(uri), replacing: true))
-            } else if entry.metadata.artURL == nil, let art = CoverArt.beside(uri) {
-                followUps.append(.art(token.entry, art, replacing: false))
-            }
-            return uri
-        }
-    }
-
-    private func feed(_ event: BackendEvent) {
-        if case .loaded(let token, _, _, true) = event, let entry = engine.queue[token.entry],
-           entry.metadata.artURL == nil {
-            art.extract(from: entry.uri, for: token.entry)
-        }
-        if trace { traceLine("\(event)") }
-        perform(engine.handle(event, now: monotonicNow()))
-    }
-
     // MARK: The loop
 
     /// Runs until Quit or a stop signal. Returns the exit status.
     func runLoop(stopFD: Int32) -> Int32 {
-        let fixed = [
-            pollfd(fd: connection.fd, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: backend.wakeupFD, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: stopFD, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: tasks.fd, events: Int16(POLLIN), revents: 0),
-            pollfd(fd: timer.fd, events: Int16(POLLIN), revents: 0),
-        ]
+        var sources = PollSet { source in
+            switch source {
+            case .bus: connection.fd
+            case .backend: backend.wakeupFD
+            case .stop: stopFD
+            case .tasks: tasks.fd
+            case .timer: timer.fd
+            }
+        }
         // What the start did (the files given on the command line) is announced before any
         // call is answered: a client that reads Tracks must not get TrackAdded for them after.
         publish()
@@ -313,44 +219,39 @@ final class Daemon: Session {
             // client's `idle` for 0.5 ms behind a `pause` in half the runs of the bench.
             publish()
             if backendReady {
-                for event in backend.drainEvents() { feed(event) }
+                player.drainBackend()
                 publish()
             }
             handLibraryTheTurn()
             if quitting { break }
 
-            var fds = fixed + (mpd?.descriptors ?? [])
             timer.set(engine.deadline)
             // Flushing the signals may have read the next call into libdbus's queue.
             // The MPD bus's silent clients are timed out by poll's own timeout.
             let wait = connection.hasQueuedMessages ? 0 : mpd?.deadline.map { Int32(clamping: max(0, $0 - monotonicNow()) / 1000 + 1) } ?? -1
-            let ready = poll(&fds, nfds_t(fds.count), wait)
+            let ready = sources.wait(extra: mpd?.descriptors ?? [], timeoutMs: wait)
             if ready < 0 && errno != EINTR { log("poll failed: \(String(cString: strerror(errno)))"); return 1 }
-            backendReady = fds[1].revents != 0
-            tasksReady = fds[3].revents != 0
-            if fds[4].revents != 0 {
+            backendReady = sources.isReady(.backend)
+            tasksReady = sources.isReady(.tasks)
+            if sources.isReady(.timer) {
                 timer.acknowledge()
-                perform(engine.tick(now: monotonicNow()))
+                player.apply { $0.tick(now: monotonicNow()) }
             }
-            if fds[0].revents != 0 {
+            if sources.isReady(.bus) {
                 guard connection.readWrite(timeoutMs: 0), connection.isConnected else {
                     log("lost the connection to the session bus")
                     return 1
                 }
             }
-            if fds[2].revents != 0 { quitting = true }
-            if fds.count > fixed.count {
-                mpd?.service(Array(fds[fixed.count...]))
+            if sources.isReady(.stop) { quitting = true }
+            let clients = sources.extraPolled
+            if !clients.isEmpty {
+                mpd?.service(clients)
                 publish()   // what MPD's commands changed, to both buses at once
             }
             mpd?.expire(now: monotonicNow())
         }
         return 0
-    }
-
-    /// A REEL_TRACE line, stamped with the monotonic clock (µs, last 100 s).
-    private func traceLine(_ text: String) {
-        log("\(monotonicNow() % 100_000_000) \(text)")
     }
 
     /// Hands this turn's announcements to both buses: MPD's first, whose clients' idle replies
@@ -360,32 +261,19 @@ final class Daemon: Session {
     /// behind a `pause` in some runs of the bench.
     private func publish() {
         repeat {
+            let announcements = player.takeAnnouncements()
             mpd?.publish(announcements)
             mpris?.publish(announcements)
-            announcements.removeAll()
-            sendHeldCommands()
-        } while !announcements.isEmpty
-    }
-
-    /// Sends the held backend commands in order, and feeds back what they gave.
-    private func sendHeldCommands() {
-        while !heldForBackend.isEmpty {
-            let commands = heldForBackend
-            heldForBackend.removeAll()
-            for command in commands {
-                if trace { traceLine("backend \(command)") }
-                send(command)
-            }
-            settle()
-        }
+            player.sendHeldCommands()
+        } while player.hasAnnouncements
     }
 
     /// However the loop ended: stores where playback was, stops it, and waits
     /// (a few seconds at most) for the library writes to go through.
     func shutDown() {
-        perform(engine.checkpoint(now: monotonicNow()))
-        if case .success(let effects) = engine.handle(.stop, now: monotonicNow()) { perform(effects) }
-        sendHeldCommands()
+        player.apply { $0.checkpoint(now: monotonicNow()) }
+        _ = player.run(.stop)
+        player.sendHeldCommands()
         handLibraryTheTurn()
         connection.flush()
         mpd = nil   // closes its clients and removes its socket
@@ -395,7 +283,7 @@ final class Daemon: Session {
     /// Hands what this turn changed (positions, play counts, tags, queue rows,
     /// settings) to the library's writer thread.
     private func handLibraryTheTurn() {
-        perform(engine.saveQueue())
+        player.apply { $0.saveQueue() }
         library.endTurn()
     }
 }
