@@ -17,10 +17,9 @@ final class Daemon: Session {
     let player: Player
     var engine: Engine { player.engine }
     var backend: MPVBackend { player.backend }
-    /// The cache of remote media; nil with cache-size 0.
-    let cache: Cache?
-    /// Syncs running, by job: the feed, and whom to answer.
-    private var syncs: [Int: (feed: String, done: (Result<SyncOutcome, SessionError>) -> Void)] = [:]
+    /// The library and the cache for the buses; the cache's is nil with cache-size 0.
+    let libraryService: LibraryService
+    let cacheService: CacheService?
     private let connection: Connection
     private(set) var mpris: MPRISService?
     /// The MPD protocol's listeners, a sibling of `mpris` over the same session.
@@ -36,16 +35,9 @@ final class Daemon: Session {
         prober.probesRemote = !backend.readsThroughCache
         return prober
     }()
-    private(set) lazy var scanner = SilenceScanner(results: tasks)
     let library: LibraryBridge
     /// Results of work done off the loop (imports, cover art, probes, library writes).
     let tasks: Mailbox<LoopResult>
-    private var jobs: [Int: (progress: (Int, Int) -> Void, done: (ImportSummary) -> Void)] = [:]
-    private var nextJob = 0
-    var activePlaylist: PlaylistInfo?
-    /// What the buses tell their clients changed in the library (LibrarySession).
-    var catalogueRevision = 0
-    var playlistRevision = 0
 
     /// `settings` are applied before clients can see anything, so that they
     /// read as the start-up state rather than as changes.
@@ -56,25 +48,29 @@ final class Daemon: Session {
         var engine = Engine(seed: UInt64(truncatingIfNeeded: monotonicNow()))
         engine.resumePolicy = resume
         engine.sleepFade = sleepFade
-        self.cache = cache
         self.tasks = tasks
         self.library = library
         art = CoverArt(cacheDir: cacheDir.appendingPathComponent("art"), results: tasks)
-        player = Player(engine: engine, backend: backend, library: library, art: art,
-                        cachedCopy: { cache?.completePath($0) })
+        let player = Player(engine: engine, backend: backend, library: library, art: art,
+                            cachedCopy: { cache?.completePath($0) })
+        self.player = player
+        let scanner = SilenceScanner(results: tasks)
+        let cacheService = cache.map { CacheService(cache: $0, player: player, library: library, scanner: scanner, tasks: tasks) }
+        self.cacheService = cacheService
+        libraryService = LibraryService(player: player, library: library, downloads: cacheService, scanner: scanner, tasks: tasks)
         player.onTrackAdded = { [unowned self] entry in
             prober.probeIfUnknown(entry)
-            scanSilences(CollectionOfOne(entry))
+            libraryService.scanSilences(CollectionOfOne(entry))
         }
         for command in settings { _ = run(command) }
-        mpris = MPRISService(connection: connection, host: self, library: library.library == nil ? nil : self,
-                             cache: cache == nil ? nil : self, introspectionXML: introspectionXML, version: reelVersion)
+        mpris = MPRISService(connection: connection, host: self, library: library.library == nil ? nil : libraryService,
+                             cache: cacheService, introspectionXML: introspectionXML, version: reelVersion)
     }
 
     /// Opens the MPD protocol's listeners.
     func openMPD(socketPath: String?, tcp: ListenAddress?, password: String?, timeout: MediaTime,
                  musicFolder: String) throws(SystemError) {
-        let commands = try MPDCommands(session: self, library: library.library == nil ? nil : self, password: password,
+        let commands = try MPDCommands(session: self, library: library.library == nil ? nil : libraryService, password: password,
                                    musicFolder: musicFolder, coverFolder: art.cacheDir.path, extractCover: art.extractNow)
         mpd = try MPDServer(commands: commands, socketPath: socketPath, tcp: tcp, timeout: timeout)
         controlAddresses = [socketPath, mpd?.tcpAddress?.description].compactMap { $0.map { "mpd:" + $0 } }
@@ -100,40 +96,29 @@ final class Daemon: Session {
     func restoreQueue() -> Int {
         guard let (stored, settings) = library.storedQueue() else { return 0 }
         player.apply { $0.restore(stored, settings: settings, now: monotonicNow()) }
-        applyEpisodeSettings()
+        libraryService.applyEpisodeSettings()
         engine.queue.entries.forEach(prober.probeIfUnknown)
-        scanSilences(engine.queue.entries)
+        libraryService.scanSilences(engine.queue.entries)
         return stored.count
     }
 
     var libraryError: String? { library.problem }
 
-    func startJob(progress: @escaping (Int, Int) -> Void, done: @escaping (ImportSummary) -> Void) -> Int {
-        nextJob += 1
-        jobs[nextJob] = (progress, done)
-        return nextJob
-    }
-
-    /// A job number for a sync of `feed`; nil while one of the same feed runs.
-    func startSync(_ feed: String, _ done: @escaping (Result<SyncOutcome, SessionError>) -> Void) -> Int? {
-        guard !syncs.values.contains(where: { $0.feed == feed }) else { return nil }
-        nextJob += 1
-        syncs[nextJob] = (feed, done)
-        return nextJob
-    }
-
     private func handle(_ task: LoopResult) {
         switch task {
         case .downloadProgress(let url, let present, let length): mpris?.downloadProgress(url, present: present, length: length)
-        case .downloadDone(let url, let result): downloadEnded(url, result)
+        case .downloadDone(let url, let result):
+            cacheService?.downloadEnded(url, result)
+            switch result {
+            case .success(let path): mpris?.downloadFinished(url, path: path, error: nil)
+            case .failure(let error): mpris?.downloadFinished(url, path: nil, error: "\(error)")
+            }
         case .syncDone(let job, let result):
-            catalogueRevision += 1
+            libraryService.catalogueChanged()
             library.reloadEpisodeSettings()
-            if let sync = syncs.removeValue(forKey: job) { syncEnded(result, sync.done) }
-        case .importProgress(let job, let done, let total): jobs[job]?.progress(done, total)
-        case .importDone(let job, let summary):
-            catalogueRevision += 1
-            jobs.removeValue(forKey: job)?.done(summary)
+            cacheService?.syncEnded(job: job, result)
+        case .importProgress(let job, let done, let total): libraryService.importProgress(job: job, done: done, total: total)
+        case .importDone(let job, let summary): libraryService.importDone(job: job, summary)
         case .libraryWrite(let outcome):
             let attached = library.take(outcome)
             player.apply { $0.attach(items: attached) }
@@ -153,15 +138,6 @@ final class Daemon: Session {
                 player.apply { $0.learn(TrackMetadata(silences: silences), for: entry.id, now: monotonicNow()) }
             }
         }
-    }
-
-    /// A forgotten position also stops applying to entries already queued.
-    func forgetPosition(ofItem item: Int64) {
-        player.apply { engine in
-            engine.forgetPosition(ofItem: item)
-            return []
-        }
-        library.forgetPosition(ofItem: item)
     }
 
     /// The engine's estimate of what is heard, extrapolated to now. mpv's
@@ -184,6 +160,13 @@ final class Daemon: Session {
             engine.outputDelay = delay
             return []
         }
+    }
+
+    func coverArt(for text: String) -> String? {
+        let uri = text.hasPrefix("/") ? URL(fileURLWithPath: text).absoluteString : text
+        if let entry = engine.queue.entries.first(where: { $0.uri == uri }), let art = entry.metadata.artURL { return art }
+        if let item = try? library.library?.knownItems(forURIs: [uri]).first ?? nil, let art = item.metadata.artURL { return art }
+        return CoverArt.beside(uri)
     }
 
     func audioNow() -> (format: AudioFormat?, bitrate: Int?) {

@@ -180,10 +180,13 @@ final class LibraryBridge {
         log("library: cannot write (\(why)); positions and the queue are kept and written when it can be written again")
     }
 
-    /// Lets what earlier loop turns wrote land before a client reads the
-    /// library, so that it reads what it just did (a position, a play count).
-    func settle() {
+    /// The library for a client's read, once what earlier loop turns wrote has landed, so that
+    /// it reads what it just did (a position, a play count). Waits only while a write is under
+    /// way (at most 0.5 s, a 100,000-row queue); while writes fail the library is closed (above).
+    func settled() throws -> Library {
+        guard let library else { throw DaemonError(problem ?? "no library") }
         writer?.flush(timeout: 0.5)
+        return library
     }
 
     /// Writes what is pending before the daemon exits (for at most a few seconds).

@@ -120,7 +120,7 @@ if let relay {
     relay.start()
 }
 let restored = options.fresh ? 0 : daemon.restoreQueue()
-daemon.resumeDownloads()
+daemon.cacheService?.resumeDownloads()
 
 var uris: [String] = []
 for file in options.files {

@@ -8,12 +8,28 @@ import ReelDBus
 import ReelLibrary
 import ReelMPRIS
 
-/// Downloads, feeds and the cache, for the extension interface.
-extension Daemon: CacheSession {
+/// The cache, downloads and feed syncs for the control buses. Used from the run loop's thread.
+final class CacheService: CacheSession {
+    let cache: Cache
+    private let player: Player
+    private let library: LibraryBridge
+    private let scanner: SilenceScanner
+    private let tasks: Mailbox<LoopResult>
+    /// Syncs running, by job: the feed, and whom to answer.
+    private var syncs: [Int: (feed: String, done: (Result<SyncOutcome, SessionError>) -> Void)] = [:]
+    private var nextJob = 0
+
+    init(cache: Cache, player: Player, library: LibraryBridge, scanner: SilenceScanner, tasks: Mailbox<LoopResult>) {
+        self.cache = cache
+        self.player = player
+        self.library = library
+        self.scanner = scanner
+        self.tasks = tasks
+    }
+
     func download(_ items: [String]) throws(SessionError) -> [String] {
-        guard let cache else { throw SessionError(.failed, "there is no cache") }
         let urls = try items.map(remoteURL)
-        startDownloads(urls, in: cache)
+        startDownloads(urls)
         return urls
     }
 
@@ -21,7 +37,7 @@ extension Daemon: CacheSession {
     private func remoteURL(_ item: String) throws(SessionError) -> String {
         if let id = Int64(item) {
             let item: LibraryItem?
-            do { item = try libraryItem(id) } catch { throw SessionError(.failed, "cannot read the library: \(error)") }
+            do { item = try library.settled().item(id: id) } catch { throw SessionError(.failed, "cannot read the library: \(error)") }
             guard let found = item else {
                 throw SessionError(.noSuchItem, "no library item with id \(id)")
             }
@@ -38,7 +54,7 @@ extension Daemon: CacheSession {
     }
 
     /// Starts the downloads not running yet; each library item gets its file when it is done.
-    func startDownloads(_ urls: [String], in cache: Cache) {
+    func startDownloads(_ urls: [String]) {
         let mailbox = tasks
         let libraryPath = library.path
         cache.download(urls, progress: { url, present, length in
@@ -56,51 +72,47 @@ extension Daemon: CacheSession {
         })
     }
 
+    /// A download ended: its episode's silences can be scanned now.
     func downloadEnded(_ url: String, _ result: Result<String, CacheError>) {
         switch result {
         case .success(let path):
             log("downloaded \(url) to \(path)")
-            for entry in engine.queue.entries where entry.uri == url && entry.episode.trimSilence {
+            for entry in player.engine.queue.entries where entry.uri == url && entry.episode.trimSilence {
                 scanner.scanIfWanted(entry, path: path, again: true)
             }
-            mpris?.downloadFinished(url, path: path, error: nil)
         case .failure(let error):
             log("cannot download \(url): \(error)")
-            mpris?.downloadFinished(url, path: nil, error: "\(error)")
         }
     }
 
-    func cancelDownload(_ url: String) -> Bool {
-        cache?.cancelDownload(url) ?? false
-    }
+    func cancelDownload(_ url: String) -> Bool { cache.cancelDownload(url) }
 
-    func cancelAllDownloads() -> Int { cache?.cancelAllDownloads() ?? 0 }
+    func cancelAllDownloads() -> Int { cache.cancelAllDownloads() }
 
-    var failedDownloads: [(url: String, error: String)] { cache?.failedDownloads ?? [] }
+    var failedDownloads: [(url: String, error: String)] { cache.failedDownloads }
 
-    func cacheEntries() -> [CacheEntry] { cache?.entries() ?? [] }
+    func cacheEntries() -> [CacheEntry] { cache.entries() }
 
-    func cachePath(_ url: String) -> String? { cache?.completePath(url) }
+    func cachePath(_ url: String) -> String? { cache.completePath(url) }
 
-    func clearCache(_ url: String?) -> Int { cache?.clear(url) ?? 0 }
+    func clearCache(_ url: String?) -> Int { cache.clear(url) }
 
-    var cacheSize: (bytes: Int64, limit: Int64) { (cache?.size ?? 0, cache?.limit ?? 0) }
+    var cacheSize: (bytes: Int64, limit: Int64) { (cache.size, cache.limit) }
 
     var cacheFill: (present: Int64, length: Int64?)? {
-        guard let cache, backend.readsThroughCache, let current = engine.queue.current, current.isRemote else { return nil }
+        guard player.backend.readsThroughCache, let current = player.engine.queue.current, current.isRemote else { return nil }
         return cache.fill(of: current.uri)
     }
 
     func sync(_ feed: String, download: Bool,
               done: @escaping (Result<SyncOutcome, SessionError>) -> Void) {
-        guard let cache else { return done(.failure(SessionError(.failed, "there is no cache"))) }
         guard let libraryPath = library.path else {
             return done(.failure(SessionError(.noLibrary, "the media library is unavailable")))
         }
         guard let job = startSync(feed, done) else {
             return done(.failure(SessionError(.failed, "\(feed) is being synced already")))
         }
-        let (mailbox, timeout) = (tasks, cache.settings.timeout)
+        let (mailbox, cache, timeout) = (tasks, cache, cache.settings.timeout)
         Threads.start(name: "reel-sync") {
             // A few feeds at a time: each holds up to 32 MiB of work.
             Self.syncPlaces.wait()
@@ -143,12 +155,19 @@ extension Daemon: CacheSession {
         }
     }
 
-    func syncEnded(_ result: Result<SyncOutcome, SessionError>,
-                   _ done: (Result<SyncOutcome, SessionError>) -> Void) {
-        if case .success(let outcome) = result, let cache {
-            startDownloads(outcome.downloading, in: cache)
-        }
-        done(result)
+    /// A job number for a sync of `feed`; nil while one of the same feed runs.
+    private func startSync(_ feed: String, _ done: @escaping (Result<SyncOutcome, SessionError>) -> Void) -> Int? {
+        guard !syncs.values.contains(where: { $0.feed == feed }) else { return nil }
+        nextJob += 1
+        syncs[nextJob] = (feed, done)
+        return nextJob
+    }
+
+    /// A sync ended: its downloads start, and its caller hears.
+    func syncEnded(job: Int, _ result: Result<SyncOutcome, SessionError>) {
+        guard let sync = syncs.removeValue(forKey: job) else { return }
+        if case .success(let outcome) = result { startDownloads(outcome.downloading) }
+        sync.done(result)
     }
 
     /// Fetches the chapters documents of a feed's items that the library has no chapters for yet
@@ -178,10 +197,9 @@ extension Daemon: CacheSession {
 
     /// Downloads that were running when the daemon last stopped.
     func resumeDownloads() {
-        guard let cache else { return }
         let pending = cache.pendingDownloads
         guard !pending.isEmpty else { return }
         log("resuming \(pending.count) \(pending.count == 1 ? "download" : "downloads")")
-        startDownloads(pending, in: cache)
+        startDownloads(pending)
     }
 }

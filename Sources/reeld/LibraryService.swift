@@ -7,28 +7,47 @@ import ReelDBus
 import ReelLibrary
 import ReelMPRIS
 
-/// Work finished off the loop, handed back to it.
-enum LoopResult: Sendable {
-    case importProgress(job: Int, done: Int, total: Int)
-    case importDone(job: Int, ImportSummary)
-    case coverArt(EntryID, String)
-    case libraryWrite(LibraryWriter.Outcome)
-    /// A probe of this URI finished (nil: it could not be read).
-    case tags(String, TrackMetadata?)
-    case downloadProgress(String, Int64, Int64?)
-    case downloadDone(String, Result<String, CacheError>)
-    case syncDone(job: Int, Result<SyncOutcome, SessionError>)
-    /// A scan of this URI for silences finished: what it found, or why it could not.
-    case silences(String, Silences, problem: String?)
-}
+/// The library and stored playlists for the control buses: searches, feeds' settings, imports,
+/// playlists, and queueing items with their stored positions. Used from the run loop's thread.
+final class LibraryService: LibrarySession {
+    private let player: Player
+    let library: LibraryBridge
+    /// Starts the downloads an episode needs before its silences can be scanned; nil without a cache.
+    private let downloads: CacheService?
+    private let scanner: SilenceScanner
+    private let tasks: Mailbox<LoopResult>
+    /// Imports running, by job: whom to tell.
+    private var jobs: [Int: (progress: (Int, Int) -> Void, done: (ImportSummary) -> Void)] = [:]
+    private var nextJob = 0
+    private(set) var activePlaylist: PlaylistInfo?
+    /// What the buses tell their clients changed in the library.
+    private(set) var catalogueRevision = 0
+    private(set) var playlistRevision = 0
 
-extension Daemon: LibrarySession {
-    private var settledLibrary: Library {
-        get throws {
-            guard let opened = library.library else { throw DaemonError(library.problem ?? "no library") }
-            library.settle()   // up to 0.5 s: what earlier turns wrote lands first
-            return opened
-        }
+    init(player: Player, library: LibraryBridge, downloads: CacheService?, scanner: SilenceScanner, tasks: Mailbox<LoopResult>) {
+        self.player = player
+        self.library = library
+        self.downloads = downloads
+        self.scanner = scanner
+        self.tasks = tasks
+    }
+
+    private var settledLibrary: Library { get throws { try library.settled() } }
+
+    /// Items came or went (an import, a sync).
+    func catalogueChanged() { catalogueRevision += 1 }
+
+    func importProgress(job: Int, done: Int, total: Int) { jobs[job]?.progress(done, total) }
+
+    func importDone(job: Int, _ summary: ImportSummary) {
+        catalogueRevision += 1
+        jobs.removeValue(forKey: job)?.done(summary)
+    }
+
+    private func startJob(progress: @escaping (Int, Int) -> Void, done: @escaping (ImportSummary) -> Void) -> Int {
+        nextJob += 1
+        jobs[nextJob] = (progress, done)
+        return nextJob
     }
 
     func libraryItems(matching query: String, offset: Int, limit: Int) throws -> [LibraryItem] {
@@ -58,14 +77,14 @@ extension Daemon: LibrarySession {
     func applyEpisodeSettings() {
         let byItem = library.episodeSettings
         var changes: [EntryID: EpisodeSettings] = [:]
-        for entry in engine.queue.entries {
+        for entry in player.engine.queue.entries {
             let settings = entry.itemID.flatMap { byItem[$0] } ?? .none
             if settings != entry.episode { changes[entry.id] = settings }
         }
         if !changes.isEmpty {
             // Then scanned: an entry is scanned only once its feed trims.
-            _ = run(.setEpisodeSettings(changes))
-            scanSilences(engine.queue.entries.filter { changes[$0.id] != nil })
+            _ = player.run(.setEpisodeSettings(changes))
+            scanSilences(player.engine.queue.entries.filter { changes[$0.id] != nil })
         }
     }
 
@@ -77,20 +96,20 @@ extension Daemon: LibrarySession {
         for entry in entries where entry.episode.trimSilence && entry.metadata.silences == nil {
             if let path = filePath(of: entry) {
                 scanner.scanIfWanted(entry, path: path)
-            } else if entry.isRemote, cache != nil, scanner.fetchOnce(entry.uri) {
+            } else if entry.isRemote, downloads != nil, scanner.fetchOnce(entry.uri) {
                 fetch.append(entry.uri)
             }
         }
-        guard let cache, !fetch.isEmpty else { return }
+        guard let downloads, !fetch.isEmpty else { return }
         log("downloading \(fetch.count == 1 ? "1 episode to trim its" : "\(fetch.count) episodes to trim their") silences")
-        startDownloads(fetch, in: cache)
+        downloads.startDownloads(fetch)
     }
 
     /// The entry's file on disk: a local file, its download, or the cache's complete copy.
     private func filePath(of entry: QueueEntry) -> String? {
         guard case .uri(let uri) = library.source(for: entry) else { return nil }
         if let url = URL(string: uri), url.isFileURL { return url.path }
-        return cachePath(uri)
+        return downloads?.cachePath(uri)
     }
 
     func removeLibraryItem(_ id: Int64) throws -> Bool {
@@ -101,7 +120,12 @@ extension Daemon: LibrarySession {
 
     func forgetPosition(_ id: Int64) throws -> Bool {
         let forgotten = try settledLibrary.forgetPosition(id)
-        forgetPosition(ofItem: id)
+        // It also stops applying to entries already queued.
+        player.apply { engine in
+            engine.forgetPosition(ofItem: id)
+            return []
+        }
+        library.forgetPosition(ofItem: id)
         return forgotten
     }
 
@@ -116,7 +140,7 @@ extension Daemon: LibrarySession {
 
     /// Queues library items as entries with their tags and stored positions.
     private func add(_ items: [LibraryItem], after: EntryID?, atStart: Bool, play: Bool) -> Result<Void, CommandError> {
-        run(.add(entries: items.map { library.entry(for: $0) }, after: after, atStart: atStart, play: play))
+        player.run(.add(entries: items.map { library.entry(for: $0) }, after: after, atStart: atStart, play: play))
     }
 
     func importItems(_ inputs: [String], progress: @escaping (Int, Int) -> Void,
@@ -135,7 +159,7 @@ extension Daemon: LibrarySession {
     func savePlaylist(_ name: String) throws -> Int {
         let written = try settledLibrary   // an entry queued a moment ago has its item written
         // ...though the loop may not have heard of it yet: those are found by their URIs.
-        let entries = engine.queue.entries
+        let entries = player.engine.queue.entries
         let missing = entries.filter { $0.itemID == nil }.map(\.uri)
         let found = missing.isEmpty ? [] : try written.knownItems(forURIs: missing)
         let byURI = Dictionary(zip(missing, found).compactMap { uri, item in item.map { (uri, $0.id) } }) { a, _ in a }
@@ -155,8 +179,8 @@ extension Daemon: LibrarySession {
     func loadPlaylist(id: Int64) throws -> Int? {
         guard let info = try settledLibrary.playlists().first(where: { $0.id == id }) else { return nil }
         let items = try settledLibrary.playlist(id: id)
-        _ = run(.clear)
-        _ = run(.add(entries: items.map { library.entry(for: $0) }, after: nil, atStart: false, play: true))
+        _ = player.run(.clear)
+        _ = player.run(.add(entries: items.map { library.entry(for: $0) }, after: nil, atStart: false, play: true))
         activePlaylist = info
         return items.count
     }
@@ -178,10 +202,4 @@ extension Daemon: LibrarySession {
         if activePlaylist?.id == id { activePlaylist?.name = name }
     }
 
-    func coverArt(for text: String) -> String? {
-        let uri = text.hasPrefix("/") ? URL(fileURLWithPath: text).absoluteString : text
-        if let entry = engine.queue.entries.first(where: { $0.uri == uri }), let art = entry.metadata.artURL { return art }
-        if let item = try? library.library?.knownItems(forURIs: [uri]).first ?? nil, let art = item.metadata.artURL { return art }
-        return CoverArt.beside(uri)
-    }
 }
