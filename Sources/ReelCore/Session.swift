@@ -1,22 +1,24 @@
 /// The session every control bus drives and shows: MPRIS today, the MPD
 /// protocol next. A bus turns its requests into `Command`s and renders the
 /// snapshot and its changes; it never sees storage, the player or another bus.
-/// reeld implements it; every call happens on its loop thread.
+/// reeld implements it; every call happens on its loop thread. Every refusal,
+/// here and in `LibrarySession` and `CacheSession`, is a `SessionError`: thrown
+/// (typed) by a call, or the failure of a `Result` handed to a callback.
 public protocol Session: AnyObject {
     var snapshot: Snapshot { get }
     /// The queue, for lookups by id and pages of it (the snapshot does not copy it).
     var queue: Queue { get }
     /// Runs a command through the engine and performs its effects.
-    func run(_ command: Command) -> Result<Void, CommandError>
+    func run(_ command: Command) throws(SessionError)
     /// The position now, in µs: the engine's estimate of what is heard, extrapolated to now.
     func position() -> MediaTime
     /// How long until the sleep timer pauses, now; nil when it is off.
     func sleepLeft() -> MediaTime?
     func quit()
     /// A URI or absolute path checked as something that can be played.
-    func validate(_ text: String) -> Result<String, URIProblem>
+    func validate(_ text: String) throws(SessionError) -> String
     /// Like `validate`, but a local playlist becomes its entries.
-    func expand(_ text: String) -> Result<[String], URIProblem>
+    func expand(_ text: String) throws(SessionError) -> [String]
     /// Why the media library is unavailable, if it is.
     var libraryError: String? { get }
     /// Where the session's other control buses listen, as `BUS:ADDRESS` ("mpd:/run/user/1000/reel/mpd.socket").
@@ -32,7 +34,7 @@ public protocol Session: AnyObject {
 /// The session's library and stored playlists, when there is a library.
 /// `importItems` calls back on the loop thread too.
 public protocol LibrarySession: AnyObject {
-    func libraryItems(matching query: String, offset: Int, limit: Int) throws -> [LibraryItem]
+    func libraryItems(matching query: String, offset: Int, limit: Int) throws(SessionError) -> [LibraryItem]
     /// Changes whenever the library does: a bus may keep what it built from the items until then.
     var libraryRevision: Int64 { get }
     /// Grows when items come or go (an import, a sync, a removal), not when positions are saved:
@@ -40,34 +42,34 @@ public protocol LibrarySession: AnyObject {
     var catalogueRevision: Int { get }
     /// Grows when a stored playlist is saved, removed or renamed.
     var playlistRevision: Int { get }
-    func libraryItem(_ id: Int64) throws -> LibraryItem?
-    func removeLibraryItem(_ id: Int64) throws -> Bool
-    func forgetPosition(_ id: Int64) throws -> Bool
+    func libraryItem(_ id: Int64) throws(SessionError) -> LibraryItem?
+    func removeLibraryItem(_ id: Int64) throws(SessionError) -> Bool
+    func forgetPosition(_ id: Int64) throws(SessionError) -> Bool
     /// Queues the items and plays the first; returns how many were queued.
     func playLibraryItems(_ items: [LibraryItem]) -> Int
     /// Queues the items after `after` (nil: at the end) without playing them.
-    func queueLibraryItems(_ items: [LibraryItem], after: EntryID?, atStart: Bool) -> Result<Void, CommandError>
+    func queueLibraryItems(_ items: [LibraryItem], after: EntryID?, atStart: Bool) throws(SessionError)
     /// Starts an import off the loop; `progress` and `done` are called on the loop.
     func importItems(_ inputs: [String], progress: @escaping (Int, Int) -> Void,
-                     done: @escaping (ImportSummary) -> Void) throws
-    func savePlaylist(_ name: String) throws -> Int
+                     done: @escaping (ImportSummary) -> Void) throws(SessionError)
+    func savePlaylist(_ name: String) throws(SessionError) -> Int
     /// Saves a playlist of these library items, in this order, replacing one of the name.
-    func writePlaylist(_ name: String, items: [Int64]) throws
+    func writePlaylist(_ name: String, items: [Int64]) throws(SessionError)
     /// Replaces the queue with the playlist; nil if there is no such playlist.
-    func loadPlaylist(id: Int64) throws -> Int?
-    func playlists() throws -> [PlaylistInfo]
-    func playlistItems(id: Int64) throws -> [LibraryItem]
+    func loadPlaylist(id: Int64) throws(SessionError) -> Int?
+    func playlists() throws(SessionError) -> [PlaylistInfo]
+    func playlistItems(id: Int64) throws(SessionError) -> [LibraryItem]
     /// False when there is no such playlist.
-    func removePlaylist(id: Int64) throws -> Bool
-    func renamePlaylist(id: Int64, to name: String) throws
+    func removePlaylist(id: Int64) throws(SessionError) -> Bool
+    func renamePlaylist(id: Int64, to name: String) throws(SessionError)
     var activePlaylist: PlaylistInfo? { get }
     /// The feeds with episodes in the library, or settings.
-    func feeds() throws -> [FeedSummary]
+    func feeds() throws(SessionError) -> [FeedSummary]
     /// How much trimming silence has left out, over every item of the library.
-    func timeSavedInAll() throws -> MediaTime
+    func timeSavedInAll() throws(SessionError) -> MediaTime
     /// Changes a feed's settings (named as `Library.feed(named:)` takes it); they apply to its queued
     /// episodes at once. Returns the feed as it is now.
-    func changeFeed(named name: String, _ change: (inout EpisodeSettings) -> Void) throws -> FeedSummary
+    func changeFeed(named name: String, _ change: (inout EpisodeSettings) -> Void) throws(SessionError) -> FeedSummary
 }
 
 /// The session's cache, downloads and feeds, when there is a cache. `sync`

@@ -4,6 +4,8 @@
 public struct SessionError: Error, Equatable, Sendable, CustomStringConvertible {
     public enum Kind: Equatable, Sendable {
         case invalidArgument, invalidURI, noSuchFile, noSuchItem, noLibrary, failed
+        /// The queue has no such entry (each bus names it its own way).
+        case noSuchTrack(EntryID)
     }
     public let kind: Kind
     public let message: String
@@ -17,6 +19,14 @@ public struct SessionError: Error, Equatable, Sendable, CustomStringConvertible 
         switch problem {
         case .invalid(let message): self.init(.invalidURI, message)
         case .noSuchFile(let message): self.init(.noSuchFile, message)
+        }
+    }
+
+    /// The engine's refusal of a command.
+    public init(_ error: CommandError) {
+        switch error {
+        case .noSuchTrack(let id): self.init(.noSuchTrack(id), "no entry \(id.raw) in the queue")
+        case .invalidArgument(let message): self.init(.invalidArgument, message)
         }
     }
 

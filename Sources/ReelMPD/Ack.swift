@@ -1,3 +1,5 @@
+import ReelCore
+
 /// An MPD protocol error: `ACK [code@index] {command} message`.
 public struct Ack: Error, Equatable, Sendable {
     /// MPD's error codes (its ack.h), which clients switch on.
@@ -22,6 +24,17 @@ public struct Ack: Error, Equatable, Sendable {
         var text = Array("ACK [\(code.rawValue)@\(index)] {\(command)} ".utf8)
         Reply.appendOneLine(message, to: &text)
         return String(decoding: text, as: UTF8.self) + "\n"
+    }
+
+    /// A session's refusal as MPD names it: a missing song or file does not exist, a bad
+    /// argument or URI is an argument error, and the rest is the system's.
+    init(_ error: SessionError) {
+        switch error.kind {
+        case .noSuchTrack: self.init(.noExist, "No such song")
+        case .noSuchFile, .noSuchItem: self.init(.noExist, error.message)
+        case .invalidArgument, .invalidURI: self.init(.argument, error.message)
+        case .noLibrary, .failed: self.init(.system, error.message)
+        }
     }
 
     static func argument(_ message: String) -> Ack { Ack(.argument, message) }

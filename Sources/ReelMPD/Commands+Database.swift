@@ -206,11 +206,7 @@ extension MPDCommands {
         let library = try requireLibrary()
         guard !items.isEmpty else { return }
         let (after, atStart) = try place(position)
-        switch library.queueLibraryItems(items, after: after, atStart: atStart) {
-        case .success: break
-        case .failure(.noSuchTrack): throw Ack.noExist("No such song")
-        case .failure(.invalidArgument(let message)): throw Ack.argument(message)
-        }
+        do { try library.queueLibraryItems(items, after: after, atStart: atStart) } catch { throw Ack(error) }
     }
 
     func list(_ wanted: String, groups: [TagField], songs: ArraySlice<DatabaseSong>) throws(Ack) -> Reply {

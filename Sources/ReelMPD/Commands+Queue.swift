@@ -134,20 +134,11 @@ extension MPDCommands {
             guard !songs.isEmpty else { throw Ack.noExist("No such song or directory: \(text)") }
             return try songs.map { song throws(Ack) in try validate(song.item.localPath ?? song.item.remoteURL ?? "") }
         }
-        let result = expand ? session.expand(text) : session.validate(text).map { [$0] }
-        switch result {
-        case .success(let uris): return uris
-        case .failure(.noSuchFile(let message)): throw Ack.noExist(message)
-        case .failure(.invalid(let message)): throw Ack.argument(message)
-        }
+        do { return expand ? try session.expand(text) : [try session.validate(text)] } catch { throw Ack(error) }
     }
 
     private func validate(_ text: String) throws(Ack) -> String {
-        switch session.validate(text) {
-        case .success(let uri): return uri
-        case .failure(.noSuchFile(let message)): throw Ack.noExist(message)
-        case .failure(.invalid(let message)): throw Ack.argument(message)
-        }
+        do { return try session.validate(text) } catch { throw Ack(error) }
     }
 
     /// Queues URIs at a position as `add` takes it (nil: at the end).

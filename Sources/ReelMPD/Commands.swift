@@ -137,11 +137,7 @@ public final class MPDCommands {
 
     /// Runs a session command; its refusal as MPD's error.
     func run(_ command: Command) throws(Ack) {
-        switch session.run(command) {
-        case .success: break
-        case .failure(.noSuchTrack): throw Ack.noExist("No such song")
-        case .failure(.invalidArgument(let message)): throw Ack.argument(message)
-        }
+        do { try session.run(command) } catch { throw Ack(error) }
     }
 
     // MARK: Queue lookups

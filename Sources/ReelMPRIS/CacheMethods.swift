@@ -59,7 +59,7 @@ extension MPRISService {
             guard URLParts.isAbsolute(feed) else {
                 throw BusError.invalidArgs("Sync takes an absolute path or an http(s) URL, not \"\(feed.escapingControls())\"")
             }
-            if !feed.hasPrefix("/") { _ = try host.validate(feed).mapError(Self.busError).get() }
+            if !feed.hasPrefix("/") { _ = try host.validate(feed) }
             cache.sync(feed, download: args[1].bool!) { [weak self] result in
                 switch result {
                 case .success(let done):

@@ -135,7 +135,7 @@ public final class MPRISService {
         case (MPRIS.reel, "GoToChapter"): try run(.goToChapter(try Self.chapterMove(args[0].string!)))
         case (MPRIS.reel, "Sleep"):
             let mode: SleepMode?
-            do { mode = try SleepMode.parse(args[0].string!) } catch { throw Self.busError(error) }
+            do { mode = try SleepMode.parse(args[0].string!) } catch { throw Self.busError(SessionError(error)) }
             try run(.setSleep(mode))
         case (MPRIS.reel, _):
             return try dispatchCache(message, member, args)   // which hands the library's calls on
@@ -227,8 +227,6 @@ public final class MPRISService {
     }
 
     /// A URI problem under the D-Bus error names reel's clients know.
-    public static func busError(_ problem: URIProblem) -> BusError { busError(SessionError(problem)) }
-
     /// A session's refusal under the D-Bus error names reel's clients know.
     public static func busError(_ error: SessionError) -> BusError {
         switch error.kind {
@@ -238,6 +236,7 @@ public final class MPRISService {
         case .noSuchItem: BusError(MPRIS.errorNoSuchItem, error.message)
         case .noLibrary: BusError(MPRIS.errorNoLibrary, error.message)
         case .failed: BusError.failed(error.message)
+        case .noSuchTrack(let id): BusError(MPRIS.errorNoSuchTrack, "no track \(TrackID.path(id)) in the queue")
         }
     }
 
@@ -252,19 +251,11 @@ public final class MPRISService {
     }
 
     private func expanded(_ text: String) throws -> [String] {
-        try host.expand(text).mapError(Self.busError).get()
+        try host.expand(text)
     }
 
-    private func run(_ command: Command) throws {
-        if case .failure(let error) = host.run(command) { throw Self.busError(error) }
-    }
-
-    /// The engine's refusal under the D-Bus error names MPRIS clients know.
-    static func busError(_ error: CommandError) -> BusError {
-        switch error {
-        case .noSuchTrack(let id): BusError(MPRIS.errorNoSuchTrack, "no track \(TrackID.path(id)) in the queue")
-        case .invalidArgument(let message): BusError.invalidArgs(message)
-        }
+    private func run(_ command: Command) throws(SessionError) {
+        try host.run(command)
     }
 
     /// Introspection for the nodes above our object, so that tools can walk down to it.

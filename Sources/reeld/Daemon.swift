@@ -62,7 +62,7 @@ final class Daemon: Session {
             prober.probeIfUnknown(entry)
             libraryService.scanSilences(CollectionOfOne(entry))
         }
-        for command in settings { _ = run(command) }
+        for command in settings { try? run(command) }
         mpris = MPRISService(connection: connection, host: self, library: library.library == nil ? nil : libraryService,
                              cache: cacheService, introspectionXML: introspectionXML, version: reelVersion)
     }
@@ -81,16 +81,16 @@ final class Daemon: Session {
     var snapshot: Snapshot { engine.snapshot }
     var queue: Queue { engine.queue }
 
-    func run(_ command: Command) -> Result<Void, CommandError> {
+    func run(_ command: Command) throws(SessionError) {
         var command = command
         if case .add(let entries, let after, let atStart, let play) = command {
             command = .add(entries: library.enrich(entries), after: after, atStart: atStart, play: play)
         }
-        return player.run(command)
+        try player.run(command).mapError(SessionError.init).get()
     }
 
-    func validate(_ text: String) -> Result<String, URIProblem> { PlayableURI.validate(text) }
-    func expand(_ text: String) -> Result<[String], URIProblem> { PlayableURI.expand(text) }
+    func validate(_ text: String) throws(SessionError) -> String { try PlayableURI.validate(text).mapError(SessionError.init).get() }
+    func expand(_ text: String) throws(SessionError) -> [String] { try PlayableURI.expand(text).mapError(SessionError.init).get() }
 
     /// Puts back the queue stored by the last run, paused at its position.
     func restoreQueue() -> Int {

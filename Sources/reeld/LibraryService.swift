@@ -34,6 +34,18 @@ final class LibraryService: LibrarySession {
 
     private var settledLibrary: Library { get throws { try library.settled() } }
 
+    /// Runs a library call; what goes wrong comes out as the session's error (a message of
+    /// SQLite's or the file system's as `.failed`).
+    private func reading<T>(_ body: () throws -> T) throws(SessionError) -> T {
+        do {
+            return try body()
+        } catch let error as SessionError {
+            throw error
+        } catch {
+            throw SessionError(.failed, "\(error)")
+        }
+    }
+
     /// Items came or went (an import, a sync).
     func catalogueChanged() { catalogueRevision += 1 }
 
@@ -50,27 +62,31 @@ final class LibraryService: LibrarySession {
         return nextJob
     }
 
-    func libraryItems(matching query: String, offset: Int, limit: Int) throws -> [LibraryItem] {
-        try settledLibrary.search(query, offset: offset, limit: limit)
+    func libraryItems(matching query: String, offset: Int, limit: Int) throws(SessionError) -> [LibraryItem] {
+        try reading {
+            try settledLibrary.search(query, offset: offset, limit: limit)
+        }
     }
 
-    func libraryItem(_ id: Int64) throws -> LibraryItem? { try settledLibrary.item(id: id) }
+    func libraryItem(_ id: Int64) throws(SessionError) -> LibraryItem? { try reading { try settledLibrary.item(id: id) } }
 
     var libraryRevision: Int64 { (try? settledLibrary.revision) ?? 0 }
 
-    func feeds() throws -> [FeedSummary] { try settledLibrary.feeds() }
+    func feeds() throws(SessionError) -> [FeedSummary] { try reading { try settledLibrary.feeds() } }
 
-    func timeSavedInAll() throws -> MediaTime { try settledLibrary.totalTimeSaved() }
+    func timeSavedInAll() throws(SessionError) -> MediaTime { try reading { try settledLibrary.totalTimeSaved() } }
 
-    func changeFeed(named name: String, _ change: (inout EpisodeSettings) -> Void) throws -> FeedSummary {
-        let written = try settledLibrary
-        let feed = try written.feed(named: name)
-        var summary = try written.feeds().first { $0.feed == feed } ?? FeedSummary(feed: feed, episodes: 0, settings: .none)
-        change(&summary.settings)
-        try written.setSettings(summary.settings, forFeed: feed)
-        library.reloadEpisodeSettings()
-        applyEpisodeSettings()
-        return summary
+    func changeFeed(named name: String, _ change: (inout EpisodeSettings) -> Void) throws(SessionError) -> FeedSummary {
+        try reading {
+            let written = try settledLibrary
+            let feed = try written.feed(named: name)
+            var summary = try written.feeds().first { $0.feed == feed } ?? FeedSummary(feed: feed, episodes: 0, settings: .none)
+            change(&summary.settings)
+            try written.setSettings(summary.settings, forFeed: feed)
+            library.reloadEpisodeSettings()
+            applyEpisodeSettings()
+            return summary
+        }
     }
 
     /// Gives queued episodes their feed's settings as the library has them now.
@@ -112,21 +128,25 @@ final class LibraryService: LibrarySession {
         return downloads?.cachePath(uri)
     }
 
-    func removeLibraryItem(_ id: Int64) throws -> Bool {
-        let removed = try settledLibrary.remove(id: id)
-        if removed { catalogueRevision += 1 }
-        return removed
+    func removeLibraryItem(_ id: Int64) throws(SessionError) -> Bool {
+        try reading {
+            let removed = try settledLibrary.remove(id: id)
+            if removed { catalogueRevision += 1 }
+            return removed
+        }
     }
 
-    func forgetPosition(_ id: Int64) throws -> Bool {
-        let forgotten = try settledLibrary.forgetPosition(id)
-        // It also stops applying to entries already queued.
-        player.apply { engine in
-            engine.forgetPosition(ofItem: id)
-            return []
+    func forgetPosition(_ id: Int64) throws(SessionError) -> Bool {
+        try reading {
+            let forgotten = try settledLibrary.forgetPosition(id)
+            // It also stops applying to entries already queued.
+            player.apply { engine in
+                engine.forgetPosition(ofItem: id)
+                return []
+            }
+            library.forgetPosition(ofItem: id)
+            return forgotten
         }
-        library.forgetPosition(ofItem: id)
-        return forgotten
     }
 
     func playLibraryItems(_ items: [LibraryItem]) -> Int {
@@ -134,8 +154,8 @@ final class LibraryService: LibrarySession {
         return items.count
     }
 
-    func queueLibraryItems(_ items: [LibraryItem], after: EntryID?, atStart: Bool) -> Result<Void, CommandError> {
-        add(items, after: after, atStart: atStart, play: false)
+    func queueLibraryItems(_ items: [LibraryItem], after: EntryID?, atStart: Bool) throws(SessionError) {
+        try add(items, after: after, atStart: atStart, play: false).mapError(SessionError.init).get()
     }
 
     /// Queues library items as entries with their tags and stored positions.
@@ -144,62 +164,74 @@ final class LibraryService: LibrarySession {
     }
 
     func importItems(_ inputs: [String], progress: @escaping (Int, Int) -> Void,
-                     done: @escaping (ImportSummary) -> Void) throws {
-        let path = try settledLibrary.path
-        let job = startJob(progress: progress, done: done)
-        let mailbox = tasks
-        Threads.start(name: "reel-import") {
-            let summary = Importer(libraryPath: path).run(inputs) { count, total in
-                mailbox.post(.importProgress(job: job, done: count, total: total))
+                     done: @escaping (ImportSummary) -> Void) throws(SessionError) {
+        try reading {
+            let path = try settledLibrary.path
+            let job = startJob(progress: progress, done: done)
+            let mailbox = tasks
+            Threads.start(name: "reel-import") {
+                let summary = Importer(libraryPath: path).run(inputs) { count, total in
+                    mailbox.post(.importProgress(job: job, done: count, total: total))
+                }
+                mailbox.post(.importDone(job: job, summary))
             }
-            mailbox.post(.importDone(job: job, summary))
         }
     }
 
-    func savePlaylist(_ name: String) throws -> Int {
-        let written = try settledLibrary   // an entry queued a moment ago has its item written
-        // ...though the loop may not have heard of it yet: those are found by their URIs.
-        let entries = player.engine.queue.entries
-        let missing = entries.filter { $0.itemID == nil }.map(\.uri)
-        let found = missing.isEmpty ? [] : try written.knownItems(forURIs: missing)
-        let byURI = Dictionary(zip(missing, found).compactMap { uri, item in item.map { (uri, $0.id) } }) { a, _ in a }
-        let items = entries.compactMap { $0.itemID ?? byURI[$0.uri] }
-        try written.savePlaylist(name, items: items)
-        playlistRevision += 1
-        activePlaylist = try written.playlists().first { $0.name == name }
-        return items.count
+    func savePlaylist(_ name: String) throws(SessionError) -> Int {
+        try reading {
+            let written = try settledLibrary   // an entry queued a moment ago has its item written
+            // ...though the loop may not have heard of it yet: those are found by their URIs.
+            let entries = player.engine.queue.entries
+            let missing = entries.filter { $0.itemID == nil }.map(\.uri)
+            let found = missing.isEmpty ? [] : try written.knownItems(forURIs: missing)
+            let byURI = Dictionary(zip(missing, found).compactMap { uri, item in item.map { (uri, $0.id) } }) { a, _ in a }
+            let items = entries.compactMap { $0.itemID ?? byURI[$0.uri] }
+            try written.savePlaylist(name, items: items)
+            playlistRevision += 1
+            activePlaylist = try written.playlists().first { $0.name == name }
+            return items.count
+        }
     }
 
-    func writePlaylist(_ name: String, items: [Int64]) throws {
-        try settledLibrary.savePlaylist(name, items: items)
-        playlistRevision += 1
-        if activePlaylist?.name == name { activePlaylist = try settledLibrary.playlists().first { $0.name == name } }
+    func writePlaylist(_ name: String, items: [Int64]) throws(SessionError) {
+        try reading {
+            try settledLibrary.savePlaylist(name, items: items)
+            playlistRevision += 1
+            if activePlaylist?.name == name { activePlaylist = try settledLibrary.playlists().first { $0.name == name } }
+        }
     }
 
-    func loadPlaylist(id: Int64) throws -> Int? {
-        guard let info = try settledLibrary.playlists().first(where: { $0.id == id }) else { return nil }
-        let items = try settledLibrary.playlist(id: id)
-        _ = player.run(.clear)
-        _ = player.run(.add(entries: items.map { library.entry(for: $0) }, after: nil, atStart: false, play: true))
-        activePlaylist = info
-        return items.count
+    func loadPlaylist(id: Int64) throws(SessionError) -> Int? {
+        try reading {
+            guard let info = try settledLibrary.playlists().first(where: { $0.id == id }) else { return nil }
+            let items = try settledLibrary.playlist(id: id)
+            _ = player.run(.clear)
+            _ = player.run(.add(entries: items.map { library.entry(for: $0) }, after: nil, atStart: false, play: true))
+            activePlaylist = info
+            return items.count
+        }
     }
 
-    func playlists() throws -> [PlaylistInfo] { try settledLibrary.playlists() }
+    func playlists() throws(SessionError) -> [PlaylistInfo] { try reading { try settledLibrary.playlists() } }
 
-    func playlistItems(id: Int64) throws -> [LibraryItem] { try settledLibrary.playlist(id: id) }
+    func playlistItems(id: Int64) throws(SessionError) -> [LibraryItem] { try reading { try settledLibrary.playlist(id: id) } }
 
-    func removePlaylist(id: Int64) throws -> Bool {
-        let removed = try settledLibrary.removePlaylist(id: id)
-        if activePlaylist?.id == id { activePlaylist = nil }
-        playlistRevision += 1
-        return removed
+    func removePlaylist(id: Int64) throws(SessionError) -> Bool {
+        try reading {
+            let removed = try settledLibrary.removePlaylist(id: id)
+            if activePlaylist?.id == id { activePlaylist = nil }
+            playlistRevision += 1
+            return removed
+        }
     }
 
-    func renamePlaylist(id: Int64, to name: String) throws {
-        try settledLibrary.renamePlaylist(id: id, to: name)
-        playlistRevision += 1
-        if activePlaylist?.id == id { activePlaylist?.name = name }
+    func renamePlaylist(id: Int64, to name: String) throws(SessionError) {
+        try reading {
+            try settledLibrary.renamePlaylist(id: id, to: name)
+            playlistRevision += 1
+            if activePlaylist?.id == id { activePlaylist?.name = name }
+        }
     }
 
 }

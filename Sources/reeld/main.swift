@@ -135,10 +135,10 @@ if !uris.isEmpty {
     // Appended to the restored queue; the first new entry plays (or waits, with --paused).
     // Ids are handed out in sequence: the first new entry has the next one.
     let first = EntryID(daemon.queue.nextID)
-    _ = daemon.run(.add(uris: uris, play: false))
+    try? daemon.run(.add(uris: uris, play: false))
     if daemon.queue[first] != nil {
-        _ = daemon.run(.goTo(first))
-        if options.startPaused { _ = daemon.run(.pause) }
+        try? daemon.run(.goTo(first))
+        if options.startPaused { try? daemon.run(.pause) }
     }
 }
 log("ready as \(busName) (\(restored) restored, \(uris.count) added)"

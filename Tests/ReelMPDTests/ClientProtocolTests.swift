@@ -49,7 +49,7 @@ final class ClientProtocolTests: XCTestCase {
         XCTAssertEqual(c.send("idle"), "", "changes are forgotten once an idle ends")
         c.send("noidle")
         XCTAssertEqual(c.send("idle mixer"), "")
-        _ = c.session.run(.setVolume(0.3))   // from another bus
+        try? c.session.run(.setVolume(0.3))   // from another bus
         XCTAssertTrue(c.client.isIdle)
         XCTAssertEqual(c.endTurn(), "changed: mixer\nOK\n")
     }
@@ -69,7 +69,7 @@ final class ClientProtocolTests: XCTestCase {
         c.settle()
         c.send("idle")
         c.session.now += 1_500_000
-        _ = c.session.run(.pause)   // saves the position in the entry: not something MPD clients see
+        try? c.session.run(.pause)   // saves the position in the entry: not something MPD clients see
         XCTAssertEqual(c.endTurn(), "changed: player\nOK\n", "the pause itself")
         c.send("idle")
         _ = c.session.engine.checkpoint(now: c.session.now + 1_000_000)
@@ -178,5 +178,16 @@ final class ClientProtocolTests: XCTestCase {
         XCTAssertEqual(c.send("partition default"), "OK\n")
         XCTAssertEqual(c.send("partition other"), "ACK [50@0] {partition} partition does not exist\n")
         XCTAssertEqual(c.pairs("status")["partition"], "default")
+    }
+}
+
+/// How a session's refusal reads as MPD's ACK.
+final class SessionAckTests: XCTestCase {
+    func testEachKindOfRefusalHasMPDsCode() {
+        XCTAssertEqual(Ack(SessionError(CommandError.noSuchTrack(EntryID(4)))), Ack(.noExist, "No such song"))
+        XCTAssertEqual(Ack(SessionError(.noSuchFile, "no such file: /x")), Ack(.noExist, "no such file: /x"))
+        XCTAssertEqual(Ack(SessionError(.invalidURI, "bad")), Ack(.argument, "bad"))
+        XCTAssertEqual(Ack(SessionError(CommandError.invalidArgument("Rate 0"))), Ack(.argument, "Rate 0"))
+        XCTAssertEqual(Ack(SessionError(.failed, "disk")).code, .system)
     }
 }

@@ -16,20 +16,20 @@ final class ScriptedSession: Session {
     var snapshot: Snapshot { engine.snapshot }
     var queue: Queue { engine.queue }
 
-    func run(_ command: Command) -> Result<Void, CommandError> {
-        engine.handle(command, now: now).map { perform($0) }
+    func run(_ command: Command) throws(SessionError) {
+        try engine.handle(command, now: now).map { perform($0) }.mapError(SessionError.init).get()
     }
 
     func position() -> MediaTime { engine.position(at: now) }
     func sleepLeft() -> MediaTime? { engine.sleepLeft(at: now) }
     func quit() {}
 
-    func validate(_ text: String) -> Result<String, URIProblem> {
-        if text.hasPrefix("/missing") { return .failure(.noSuchFile("no such file: \(text)")) }
-        return .success(text.hasPrefix("/") ? "file://" + text : text)
+    func validate(_ text: String) throws(SessionError) -> String {
+        if text.hasPrefix("/missing") { throw SessionError(.noSuchFile, "no such file: \(text)") }
+        return text.hasPrefix("/") ? "file://" + text : text
     }
 
-    func expand(_ text: String) -> Result<[String], URIProblem> { validate(text).map { [$0] } }
+    func expand(_ text: String) throws(SessionError) -> [String] { [try validate(text)] }
     var libraryError: String? { nil }
     var controlAddresses: [String] { [] }
     var audioOutput: String { "" }
@@ -178,24 +178,24 @@ final class ScriptedLibrary: LibrarySession {
         return item
     }
 
-    func libraryItems(matching query: String, offset: Int, limit: Int) throws -> [LibraryItem] { items }
-    func libraryItem(_ id: Int64) throws -> LibraryItem? { items.first { $0.id == id } }
-    func removeLibraryItem(_ id: Int64) throws -> Bool { false }
-    func forgetPosition(_ id: Int64) throws -> Bool { false }
+    func libraryItems(matching query: String, offset: Int, limit: Int) throws(SessionError) -> [LibraryItem] { items }
+    func libraryItem(_ id: Int64) throws(SessionError) -> LibraryItem? { items.first { $0.id == id } }
+    func removeLibraryItem(_ id: Int64) throws(SessionError) -> Bool { false }
+    func forgetPosition(_ id: Int64) throws(SessionError) -> Bool { false }
     func playLibraryItems(_ items: [LibraryItem]) -> Int { 0 }
 
-    func queueLibraryItems(_ items: [LibraryItem], after: EntryID?, atStart: Bool) -> Result<Void, CommandError> {
+    func queueLibraryItems(_ items: [LibraryItem], after: EntryID?, atStart: Bool) throws(SessionError) {
         let entries = items.map { NewEntry(uri: $0.localPath.map { "file://" + $0 } ?? $0.remoteURL!, itemID: $0.id, metadata: $0.metadata) }
-        return session!.run(.add(entries: entries, after: after, atStart: atStart, play: false))
+        try session!.run(.add(entries: entries, after: after, atStart: atStart, play: false))
     }
 
     func importItems(_ inputs: [String], progress: @escaping (Int, Int) -> Void,
-                     done: @escaping (ImportSummary) -> Void) throws {
+                     done: @escaping (ImportSummary) -> Void) throws(SessionError) {
         imports.append(inputs)
         finishImport = done
     }
 
-    func savePlaylist(_ name: String) throws -> Int {
+    func savePlaylist(_ name: String) throws(SessionError) -> Int {
         let ids = session!.queue.entries.compactMap(\.itemID)
         stored.removeAll { $0.info.name == name }
         stored.append((PlaylistInfo(id: Int64(stored.count + 100), name: name, count: ids.count, createdAt: 1_767_225_600), ids))
@@ -203,30 +203,30 @@ final class ScriptedLibrary: LibrarySession {
         return ids.count
     }
 
-    func writePlaylist(_ name: String, items ids: [Int64]) throws {
+    func writePlaylist(_ name: String, items ids: [Int64]) throws(SessionError) {
         let id = stored.first { $0.info.name == name }?.info.id ?? Int64(stored.count + 100)
         stored.removeAll { $0.info.name == name }
         stored.append((PlaylistInfo(id: id, name: name, count: ids.count, createdAt: 1_767_225_600), ids))
         playlistRevision += 1
     }
 
-    func loadPlaylist(id: Int64) throws -> Int? { nil }
-    func playlists() throws -> [PlaylistInfo] { stored.map(\.info).sorted { $0.name < $1.name } }
-    func playlistItems(id: Int64) throws -> [LibraryItem] {
+    func loadPlaylist(id: Int64) throws(SessionError) -> Int? { nil }
+    func playlists() throws(SessionError) -> [PlaylistInfo] { stored.map(\.info).sorted { $0.name < $1.name } }
+    func playlistItems(id: Int64) throws(SessionError) -> [LibraryItem] {
         (stored.first { $0.info.id == id }?.items ?? []).compactMap { id in items.first { $0.id == id } }
     }
-    func removePlaylist(id: Int64) throws -> Bool {
+    func removePlaylist(id: Int64) throws(SessionError) -> Bool {
         let before = stored.count
         stored.removeAll { $0.info.id == id }
         return stored.count < before
     }
-    func renamePlaylist(id: Int64, to name: String) throws {
+    func renamePlaylist(id: Int64, to name: String) throws(SessionError) {
         if let i = stored.firstIndex(where: { $0.info.id == id }) { stored[i].info.name = name }
     }
     var activePlaylist: PlaylistInfo? { nil }
-    func feeds() throws -> [FeedSummary] { [] }
-    func timeSavedInAll() throws -> MediaTime { 0 }
-    func changeFeed(named name: String, _ change: (inout EpisodeSettings) -> Void) throws -> FeedSummary {
+    func feeds() throws(SessionError) -> [FeedSummary] { [] }
+    func timeSavedInAll() throws(SessionError) -> MediaTime { 0 }
+    func changeFeed(named name: String, _ change: (inout EpisodeSettings) -> Void) throws(SessionError) -> FeedSummary {
         throw SessionError(.noSuchItem, "no feed \(name)")
     }
 }

@@ -63,7 +63,7 @@ final class StatusCommandTests: XCTestCase {
         XCTAssertEqual(shown(), "repeat 0 single oneshot")
         c.send("single 0")
         XCTAssertEqual(shown(), "repeat 0 single 0")
-        _ = c.session.run(.setLoop(.track))   // MPRIS LoopStatus Track
+        try? c.session.run(.setLoop(.track))   // MPRIS LoopStatus Track
         XCTAssertEqual(shown(), "repeat 1 single 1")
         c.send("single 0")
         XCTAssertEqual(c.session.snapshot.loop, .playlist)

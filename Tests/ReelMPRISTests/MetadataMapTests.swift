@@ -38,9 +38,9 @@ final class MetadataMapTests: XCTestCase {
     }
 
     func testURIProblemsKeepTheirDBusNames() {
-        XCTAssertEqual(MPRISService.busError(.invalid("x")).name, MPRIS.errorInvalidURI)
-        XCTAssertEqual(MPRISService.busError(.noSuchFile("y")).name, MPRIS.errorNoSuchFile)
-        XCTAssertEqual(MPRISService.busError(.noSuchFile("y")).message, "y")
+        XCTAssertEqual(MPRISService.busError(SessionError(URIProblem.invalid("x"))).name, MPRIS.errorInvalidURI)
+        XCTAssertEqual(MPRISService.busError(SessionError(URIProblem.noSuchFile("y"))).name, MPRIS.errorNoSuchFile)
+        XCTAssertEqual(MPRISService.busError(SessionError(URIProblem.noSuchFile("y"))).message, "y")
     }
 
     func testSessionErrorsKeepTheirDBusNames() {
@@ -54,5 +54,11 @@ final class MetadataMapTests: XCTestCase {
             XCTAssertEqual(error.name, name)
             XCTAssertEqual(error.message, "why")
         }
+    }
+
+    func testAnEntryNotInTheQueueIsNamedByItsTrackPath() {
+        let error = MPRISService.busError(SessionError(CommandError.noSuchTrack(EntryID(3))))
+        XCTAssertEqual(error.name, MPRIS.errorNoSuchTrack)
+        XCTAssertEqual(error.message, "no track \(TrackID.path(EntryID(3))) in the queue")
     }
 }
