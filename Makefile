@@ -8,7 +8,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 SWIFT ?= swift
 # Debian packages the build, the tests, the demo and the benchmark need.
-PACKAGES := pkg-config libdbus-1-dev libmpv-dev libsqlite3-dev libcurl4-openssl-dev libxml2-dev dbus-daemon playerctl ffmpeg python3 \
+PACKAGES := pkg-config libdbus-1-dev libmpv-dev libpipewire-0.3-dev libsqlite3-dev libcurl4-openssl-dev libxml2-dev dbus-daemon playerctl ffmpeg python3 \
   python3-dbus python3-dbus-next qdbus-qt5 python3-gi gir1.2-glib-2.0 desktop-file-utils \
   pipewire pipewire-bin wireplumber pulseaudio pulseaudio-utils xvfb x11-utils python3-xlib e2fsprogs \
   mpc python3-mpd ncmpc snapserver snapclient python3-musicbrainzngs \

@@ -36,6 +36,11 @@ let package = Package(
         // reeld's options and reeld.conf's keys, one table for both, which reel's `config check` also reads;
         // and the version, made at build time from the VERSION file.
         .executableTarget(name: "reel-version", path: "Sources/reel-version"),
+        // The tests' PipeWire recorder: samples stamped with the graph's clock (C: libpipewire's API is
+        // macros). Its headers' paths by hand: pkg-config's cflags carry -D_REENTRANT, which SwiftPM refuses.
+        .executableTarget(name: "reel-pw-capture", path: "Sources/reel-pw-capture",
+                          cSettings: [.unsafeFlags(["-I/usr/include/pipewire-0.3", "-I/usr/include/spa-0.2", "-D_REENTRANT"])],
+                          linkerSettings: [.linkedLibrary("pipewire-0.3")]),
         .plugin(name: "VersionPlugin", capability: .buildTool(), dependencies: ["reel-version"], path: "Sources/VersionPlugin"),
         .target(name: "ReelSettings", dependencies: ["ReelCore", "ReelSystem", "ReelSnapcast"], plugins: ["VersionPlugin"]),
         .executableTarget(name: "reeld", dependencies: ["ReelCore", "ReelSystem", "ReelDBus", "ReelMPRIS", "ReelMPD", "ReelMPV", "ReelSnapcast", "ReelLibrary", "ReelCache", "ReelSettings", "CLinux"]),

@@ -16,6 +16,9 @@ public final class Recording: @unchecked Sendable {
     private var data = Data()
     /// (arrival time, bytes received so far) for every chunk read.
     private var arrivals: [(MonotonicTime, Int)] = []
+    /// With a recorder that stamps its buffers by the graph's clock (`reel-pw-capture`): the first
+    /// sample of each buffer and when the graph played it. Then arrivals play no part.
+    private var stamps: [(sample: Int, at: MonotonicTime)] = []
     private var reader: Thread?
     private var stopped = false
     private let finished = DispatchSemaphore(value: 0)
@@ -29,7 +32,9 @@ public final class Recording: @unchecked Sendable {
     /// How long after a chunk arrives its last sample is played (0: it was already heard).
     private let lead: MonotonicTime
 
-    init(_ tool: String, _ args: [String], environment: [String: String], channels: Int = 1, lead: MonotonicTime = 0) throws {
+    /// `stamped`: the tool writes `reel-pw-capture`'s framing (a time header before each buffer).
+    init(_ tool: String, _ args: [String], environment: [String: String], channels: Int = 1, lead: MonotonicTime = 0,
+         stamped: Bool = false) throws {
         self.channels = channels
         self.lead = lead
         process.executableURL = URL(fileURLWithPath: tool)
@@ -42,12 +47,20 @@ public final class Recording: @unchecked Sendable {
         try process.run()
         let handle = pipe.fileHandleForReading
         let thread = Thread { [self] in
+            var framing = StampedFraming()
             while true {
                 let chunk = handle.availableData
                 let now = monotonicNow()
                 if chunk.isEmpty { break }
                 lock.lock()
-                data.append(chunk)
+                if stamped {
+                    for (stamp, samples) in framing.take(chunk) {
+                        stamps.append((data.count / 2, stamp))
+                        data.append(samples)
+                    }
+                } else {
+                    data.append(chunk)
+                }
                 arrivals.append((now, data.count))
                 lock.unlock()
             }
@@ -92,6 +105,11 @@ public final class Recording: @unchecked Sendable {
         samples = channels == 1 ? all : stride(from: 0, to: all.count - channels + 1, by: channels).map { all[$0] }
         let perSample = 1_000_000.0 / Double(Recording.rate)
         runs = []
+        if !stamps.isEmpty {
+            // Each buffer is placed by the graph's clock.
+            runs = stamps.map { ($0.sample, $0.at - MonotonicTime(Double($0.sample) * perSample)) }
+            return
+        }
         var received = 0
         for (arrival, bytes) in arrivals {
             let origin = arrival + lead - MonotonicTime(Double(bytes / 2 / channels) * perSample)
@@ -176,6 +194,13 @@ public final class Recording: @unchecked Sendable {
         guard let first = stride(from: 0, to: samples.count - window, by: window).first(where: { i in
             samples[i..<i + window].contains { $0 > Recording.threshold || $0 < -Recording.threshold }
         }) else { return nil }
+        if !stamps.isEmpty {
+            // The graph's clock says when each buffer played: no fit needed.
+            guard let run = runs.last(where: { $0.origin + MonotonicTime(Double($0.first) * 1e6 / Double(Recording.rate)) <= time }) else { return nil }
+            let n = Double(time - run.origin) * Double(Recording.rate) / 1e6
+            guard n > Double(first) else { return nil }
+            return MediaTime((n - Double(first)) * 1e6 / Double(Recording.rate))
+        }
         lock.lock()
         let points = arrivals.map { (t: Double($0.0 + lead), n: Double($0.1 / 2 / channels)) }
         lock.unlock()
@@ -231,5 +256,38 @@ public final class Recording: @unchecked Sendable {
             t += 5_000
         }
         return nil
+    }
+}
+
+/// `reel-pw-capture`'s output, split into buffers: each a header of eight little-endian Int64
+/// (magic, now in ns, ticks, rate numerator and denominator, delay and buffered in the rate's
+/// units, byte count), then its samples. A buffer's first sample played at now − delay − buffered
+/// − its own length (see `take`).
+struct StampedFraming {
+    static let magic: Int64 = 0x5245_454C_5057_4331
+    private var pending = Data()
+
+    mutating func take(_ chunk: Data) -> [(MonotonicTime, Data)] {
+        pending.append(chunk)
+        var out: [(MonotonicTime, Data)] = []
+        var offset = pending.startIndex
+        while pending.endIndex - offset >= 64 {
+            let header = (0..<8).map { i in
+                pending[offset + i * 8 ..< offset + i * 8 + 8].enumerated().reduce(Int64(0)) { $0 | Int64($1.element) << (8 * $1.offset) }
+            }
+            guard header[0] == Self.magic, header[7] >= 0 else { pending = Data(); return out }
+            let size = Int(header[7])
+            guard pending.endIndex - offset >= 64 + size else { break }
+            let (now, num, denom, delay, buffered) = (header[1], header[3], header[4], header[5], header[6])
+            // A sink that drives the graph hands its monitor what it took one cycle later (the
+            // driver's outputs are produced as the next cycle starts): a buffer of one cycle played
+            // that long before its cycle began.
+            let played = Int64(size / 2)
+            let back = denom > 0 ? (delay + buffered + played) * num * 1_000_000 / denom : 0
+            out.append((now / 1000 - back, pending[offset + 64 ..< offset + 64 + size]))
+            offset += 64 + size
+        }
+        pending = Data(pending[offset...])
+        return out
     }
 }

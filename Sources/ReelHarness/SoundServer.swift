@@ -101,10 +101,11 @@ public final class SoundServer: @unchecked Sendable {
         // pw-record asks for what reeld asks (100 ms): the graph runs at the smallest quantum its
         // nodes ask for, and a smaller one made the daemon's stalls heard. With 5 ms the recorder
         // itself lost data when the host held it up.
-        case .pipewire: ("/usr/bin/pw-record", ["--target", sink, "--rate", "\(Recording.rate)", "--channels", "1",
-                                                 "--format", "s16", "--latency", "100ms", "-"])
+        // reel-pw-capture stamps each buffer with the graph's clock (pw-record's output carries no time).
+        case .pipewire: (Binaries.dir.appendingPathComponent("reel-pw-capture").path, [sink, "4800"])
         }
-        return try Recording(tool, args, environment: ProcessInfo.processInfo.environment.merging(environment) { _, b in b })
+        return try Recording(tool, args, environment: ProcessInfo.processInfo.environment.merging(environment) { _, b in b },
+                             stamped: kind == .pipewire)
     }
 }
 
