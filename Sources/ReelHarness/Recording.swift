@@ -125,6 +125,14 @@ public final class Recording: @unchecked Sendable {
 
     // MARK: Questions
 
+    /// With graph-clock stamps: how long one buffer, the graph's cycle, lasts (the most common length).
+    public var cycle: MediaTime? {
+        guard stamps.count > 1 else { return nil }
+        let lengths = zip(stamps, stamps.dropFirst()).map { $1.sample - $0.sample }
+        let counts = Dictionary(lengths.map { ($0, 1) }, uniquingKeysWith: +)
+        return counts.max { $0.value < $1.value }.map { MediaTime($0.key) * 1_000_000 / MediaTime(Recording.rate) }
+    }
+
     public func time(ofSample n: Int) -> MonotonicTime {
         let run = runs.last { $0.first <= n } ?? runs[0]
         return run.origin + MonotonicTime(Double(n) * 1_000_000 / Double(Recording.rate))

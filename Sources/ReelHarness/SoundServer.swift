@@ -93,19 +93,22 @@ public final class SoundServer: @unchecked Sendable {
         }
     }
 
-    /// Starts recording the null sink's monitor.
-    public func record() throws -> Recording {
+    /// Starts recording the null sink's monitor. `graphClock`: on PipeWire, with `reel-pw-capture`,
+    /// which stamps each buffer with the graph's own clock rather than its arrival.
+    public func record(graphClock: Bool = false) throws -> Recording {
+        let stamped = graphClock && kind == .pipewire
         let (tool, args): (String, [String]) = switch kind {
         case .pulse: ("/usr/bin/parec", ["--raw", "--format=s16le", "--rate=\(Recording.rate)", "--channels=1",
                                           "--latency-msec=5", "-d", "\(sink).monitor"])
-        // pw-record asks for what reeld asks (100 ms): the graph runs at the smallest quantum its
-        // nodes ask for, and a smaller one made the daemon's stalls heard. With 5 ms the recorder
-        // itself lost data when the host held it up.
-        // reel-pw-capture stamps each buffer with the graph's clock (pw-record's output carries no time).
-        case .pipewire: (Binaries.dir.appendingPathComponent("reel-pw-capture").path, [sink, "4800"])
+        // Both ask for what reeld asks (100 ms): the graph runs at the smallest quantum its nodes
+        // ask for, and a smaller one made the daemon's stalls heard. With 5 ms the recorder itself
+        // lost data when the host held it up.
+        case .pipewire where stamped: (Binaries.dir.appendingPathComponent("reel-pw-capture").path, [sink, "4800"])
+        case .pipewire: ("/usr/bin/pw-record", ["--target", sink, "--rate", "\(Recording.rate)", "--channels", "1",
+                                                 "--format", "s16", "--latency", "100ms", "-"])
         }
         return try Recording(tool, args, environment: ProcessInfo.processInfo.environment.merging(environment) { _, b in b },
-                             stamped: kind == .pipewire)
+                             stamped: stamped)
     }
 }
 
