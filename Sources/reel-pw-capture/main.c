@@ -135,6 +135,10 @@ int main(int argc, char *argv[]) {
     pw_init(&argc, &argv);
     static struct capture c;
     c.ring = malloc(RING_BYTES);
+    if (c.ring == NULL) {
+        fprintf(stderr, "reel-pw-capture: out of memory\n");
+        return 1;
+    }
     c.loop = pw_main_loop_new(NULL);
     if (c.loop == NULL) {
         fprintf(stderr, "reel-pw-capture: cannot make a main loop\n");

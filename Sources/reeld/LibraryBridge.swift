@@ -123,20 +123,22 @@ final class LibraryBridge {
         writer?.forgetUnwritten(item)
     }
 
-    /// Notes what the engine asks to keep about `entry` (as it was then).
-    func record(_ change: StorageChange, entry: QueueEntry) {
-        guard let id = entry.itemID else { return }
+    /// Notes what the engine asks to keep: the queue's rows, or about an entry of `queue`'s
+    /// item (as the entry is now).
+    func record(_ change: StorageChange, in queue: Queue) {
+        if case .queue(let save) = change { return self.save(save) }
+        guard let entryID = change.entry, let entry = queue[entryID], let id = entry.itemID else { return }
         switch change {
         case .savePosition(_, let position): batch.items.append(.position(id, position))
         case .finished: batch.items.append(.finished(id))
         case .learned: batch.items.append(.learned(id, entry.metadata))
         case .timeSaved(_, let saved): batch.items.append(.timeSaved(id, saved))
-        case .queue: break   // no entry's: handed over by `save`
+        case .queue: break   // saved above
         }
     }
 
     /// Notes what changed in the queue (`Engine.saveQueue`, once a loop turn).
-    func save(_ save: QueueSave) {
+    private func save(_ save: QueueSave) {
         if save.cleared {
             // Within a batch the clearing comes first: what this turn noted before it goes with it.
             batch.cleared = true

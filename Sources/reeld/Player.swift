@@ -79,11 +79,7 @@ final class Player {
                 announcements.append(announcement)
                 if case .trackAdded(let id, _) = announcement, let entry = engine.queue[id] { onTrackAdded(entry) }
             case .store(let change):
-                if case .queue(let save) = change {
-                    library.save(save)
-                } else if let id = change.entry, let entry = engine.queue[id] {
-                    library.record(change, entry: entry)
-                }
+                library.record(change, in: engine.queue)
             case .log(let line):
                 log(line)
             }
