@@ -41,7 +41,7 @@ public final class CacheReader: @unchecked Sendable {
     }
 
     /// A live stream: no length, no seeking, no end.
-    public var isLive: Bool { resource.locked { resource.kind == .live } }
+    public var isLive: Bool { resource.isLive }
 
     /// The length, from the index when known.
     public var size: Int64? { resource.snapshot.length }
