@@ -168,48 +168,44 @@ final class Resource: @unchecked Sendable {
     /// `stalled` hears when a read has waited long enough for playback to stall, and when it ends.
     func read(into buffer: UnsafeMutableRawPointer, count: Int, at offset: Int64, cancelled: () -> Bool,
               stalled: (Bool) -> Void = { _ in }) -> Int {
-        cond.lock()
-        state.record.lastRead = Int64(Date().timeIntervalSince1970)
         let started = Date()
         var reportedStall = false
         defer { if reportedStall { stalled(false) } }
+        perform { $0.record.lastRead = Int64(started.timeIntervalSince1970) }
         while true {
-            if cancelled() { cond.unlock(); return -1 }
-            if let live {
-                cond.unlock()
-                return live.read(into: buffer, count: count, cancelled: cancelled)
-            }
-            let step = state.read(into: buffer, count: count, at: offset)
-            switch step {
-            case .copied(let n):
+            let found = cond.withLock { () -> Found in
+                if cancelled() { return .step(.failed) }
+                if let live { return .live(live) }
+                let step = state.read(into: buffer, count: count, at: offset)
                 transfer?.wake()
-                cond.unlock()
-                return n
-            case .file(let n):
-                transfer?.wake()
-                cond.unlock()
-                let got = file.read(into: buffer, count: n, at: offset)
-                return got > 0 ? got : -1
-            case .end:
-                cond.unlock()
-                return 0
-            case .failed:
-                cond.unlock()
-                return -1
-            case .wait(let start):
+                guard case .wait(let start) = step else { return .step(step) }
                 if start { startFetcher() }
-                transfer?.wake()
                 state.waitingReaders += 1
                 _ = cond.wait(until: Date().addingTimeInterval(0.1))
                 state.waitingReaders -= 1
+                return .step(step)
+            }
+            switch found {
+            case .live(let stream): return stream.read(into: buffer, count: count, cancelled: cancelled)
+            case .step(.copied(let n)): return n
+            case .step(.file(let n)):
+                let got = file.read(into: buffer, count: n, at: offset)
+                return got > 0 ? got : -1
+            case .step(.end): return 0
+            case .step(.failed): return -1
+            case .step(.wait):
                 if !reportedStall, Date().timeIntervalSince(started) >= 0.1 {
                     reportedStall = true
-                    cond.unlock()
                     stalled(true)
-                    cond.lock()
                 }
             }
         }
+    }
+
+    /// Where a read found its bytes, or that it must wait on.
+    private enum Found {
+        case step(FetchState.ReadStep)
+        case live(LiveStream)
     }
 
     /// Whether a reader may move to `offset` (see `FetchState.canSeek`). A live stream plays on
