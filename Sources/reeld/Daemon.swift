@@ -78,7 +78,7 @@ final class Daemon: Session {
 
     // MARK: Session
 
-    var snapshot: Snapshot { engine.snapshot }
+    var snapshot: Snapshot { player.snapshot }
     var queue: Queue { engine.queue }
 
     func run(_ command: Command) throws(SessionError) {

@@ -8,7 +8,12 @@ import ReelSystem
 /// the buses were told, and feeds back what performing gave. Used from the
 /// run loop's thread only.
 final class Player {
-    private(set) var engine: Engine
+    private(set) var engine: Engine {
+        didSet { madeSnapshot = nil }
+    }
+    /// The snapshot of the engine as it is, made once for all who ask between two changes (both
+    /// buses ask several times a loop turn, and each asking copied the engine).
+    private var madeSnapshot: Snapshot?
     let backend: MPVBackend
     private let library: LibraryBridge
     private let art: CoverArt
@@ -40,6 +45,13 @@ final class Player {
         self.library = library
         self.art = art
         self.cachedCopy = cachedCopy
+    }
+
+    var snapshot: Snapshot {
+        if let madeSnapshot { return madeSnapshot }
+        let made = engine.snapshot
+        madeSnapshot = made
+        return made
     }
 
     /// Runs a command; its effects are performed.
