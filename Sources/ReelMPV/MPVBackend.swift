@@ -24,8 +24,6 @@ public final class MPVBackend {
     /// How files are levelled by their tags, and the filter that does it now.
     private var replayGain = ReplayGain.off
     private var levelFilter = ""
-    /// The playing file's ReplayGain tags, kept to build the filters again when the rate changes.
-    private var levelTags = ReplayGainTags()
     private var levelHookAdded = false
     /// Where the sound goes instead of a sound server (snapserver's pipe).
     private let sink: SinkOutput?
@@ -93,8 +91,6 @@ public final class MPVBackend {
             // silence. 100 ms gives a 2,048-sample quantum (the server's default ceiling), and a
             // 50 ms stall is not heard; Position accounts for the delay either way.
             ("pipewire-buffer", "100"),
-            // A rate other than 1 goes through reel's own tempo filter (`tempoFilter`), not mpv's.
-            ("audio-pitch-correction", "no"),
         ]
         if let sink {
             settings += sink.settings
@@ -174,7 +170,6 @@ public final class MPVBackend {
             seek(to: target)
         case .setRate(let rate):
             state.setRate(rate)
-            setFilters()   // the tempo filter first: the new rate's first samples go through it
             var value = rate
             mpv_set_property_async(handle, 0, "speed", MPV_FORMAT_DOUBLE, &value)
         case .setVolume(let volume):
@@ -466,20 +461,13 @@ public final class MPVBackend {
     /// A filter levels samples as they are decoded, so each file keeps its own
     /// level to its last sample, across gapless transitions too.
     private func level(_ tags: ReplayGainTags) {
-        levelTags = tags
-        setFilters()
-    }
-
-    /// Sets mpv's audio filters: the level, the voice's, and the tempo's while the rate is not 1.
-    private func setFilters() {
-        let gain = replayGain == .off ? nil : "@reel-replaygain:lavfi-volume=volume=\(levelTags.factor(replayGain)):precision=float"
+        let gain = replayGain == .off ? nil : "@reel-replaygain:lavfi-volume=volume=\(tags.factor(replayGain)):precision=float"
         let voice = state.current?.options.voiceBoost == true ? Self.voiceFilter : nil
-        let tempo = state.speed == 1 ? nil : Self.tempoFilter
-        let filter = [gain, voice, tempo].compactMap { $0 }.joined(separator: ",")
+        let filter = [gain, voice].compactMap { $0 }.joined(separator: ",")
         guard filter != levelFilter else { return }
         let rc = mpv_set_property_string(handle, "af", filter)
         guard rc >= 0 else {
-            writeStandardError("reeld: cannot set the audio filters (ReplayGain, voice, tempo): \(MPVError.describe(rc))")
+            writeStandardError("reeld: cannot set the audio filters (ReplayGain, voice): \(MPVError.describe(rc))")
             return
         }
         levelFilter = filter
@@ -489,12 +477,6 @@ public final class MPVBackend {
     /// speechnorm: up to 12.5× gain, raised fast, peaks at 0.95; a passage 30 dB below the loud
     /// ones came out 18 dB below).
     static let voiceFilter = "@reel-voice:lavfi-speechnorm=e=12.5:r=0.01:l=1:p=0.95"
-
-    /// Plays at a rate other than 1 without changing the pitch. mpv 0.35's own filter for that
-    /// (scaletempo2, put in by audio-pitch-correction) misreports the audio it holds, so its
-    /// audio-pts ran 35-46 ms ahead of what was heard at rate 1.5 (mpv #12028, fixed in 0.37);
-    /// scaletempo ran 13-18 ms ahead. rubberband reports its latency: 0-6 ms, as at rate 1.
-    static let tempoFilter = "@reel-tempo:rubberband"
 
     private static func replayGainTags(_ track: [String: mpv_node]) -> ReplayGainTags {
         ReplayGainTags(trackGain: track["replaygain-track-gain"].flatMap(MPVNode.double),

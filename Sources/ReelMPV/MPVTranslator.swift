@@ -45,8 +45,8 @@ struct MPVTranslator: Sendable {
     private var lastHeard: Heard?
     /// Behind a sink, samples jitter by ±10 ms: they are laid onto a line.
     private var smoother = SampleSmoother()
-    /// The rate last set, for the smoother's line and the tempo filter.
-    private(set) var speed = 1.0
+    /// The rate last set, for the smoother's line.
+    private var speed = 1.0
 
     init(networkTimeout: Int, sinkProblem: String? = nil) {
         self.networkTimeout = networkTimeout
