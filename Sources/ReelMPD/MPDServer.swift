@@ -69,7 +69,7 @@ public final class MPDServer {
     private var clients: [Int32: Client] = [:]
     /// Where the next turn starts among the ready clients, so that each gets its turn first in time.
     private var rotation = 0
-    /// Where a client's bytes are read into, kept: making and zeroing 64 KiB for every read cost a request 5 µs.
+    /// Where a client's bytes are read into, kept: a fresh 64 KiB, zeroed for every read, showed in a profile of `pause`.
     private var readBuffer = [UInt8](repeating: 0, count: 64 << 10)
     public let socketPath: String?
     /// Where TCP listens; its port is the one bound (useful with port 0).
