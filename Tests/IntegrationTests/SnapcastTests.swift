@@ -77,16 +77,10 @@ final class SnapcastTests: DaemonTestCase {
 
     func testPositionIsWhatTheRoomsHear() throws {
         let (_, room) = try play([media.long[0]])
-        var readings: [(at: MonotonicTime, position: MediaTime)] = []
+        var readings: [PositionReading] = []
         let deadline = Date().addingTimeInterval(10)
         while try position() < 500_000, Date() < deadline { listen(for: 0.05) }
-        let end = monotonicNow() + 6_000_000
-        while monotonicNow() < end {
-            let t0 = monotonicNow()
-            let p = try position()
-            readings.append(((t0 + monotonicNow()) / 2, p))
-            listen(for: 0.1)
-        }
+        try readPositions(for: 6, every: 0.1, into: &readings)
         room.stop()
         let offs = readings.compactMap { r in room.heard(by: r.at).map { r.position - $0 } }
         let worst = offs.map(abs).max() ?? .max
@@ -98,19 +92,8 @@ final class SnapcastTests: DaemonTestCase {
 // MARK: Pause and seek, against the steps file
 
 extension SnapcastTests {
-    /// Position readings while `body` runs, every 50 ms for `seconds`.
-    private func readPositions(for seconds: Double, into readings: inout [(at: MonotonicTime, position: MediaTime)]) throws {
-        let end = monotonicNow() + MonotonicTime(seconds * 1e6)
-        while monotonicNow() < end {
-            let t0 = monotonicNow()
-            let p = try position()
-            readings.append(((t0 + monotonicNow()) / 2, p))
-            listen(for: 0.05)
-        }
-    }
-
     /// What Position said at `time`, from the nearest reading (running at rate 1, or held).
-    private func reported(at time: MonotonicTime, _ readings: [(at: MonotonicTime, position: MediaTime)],
+    private func reported(at time: MonotonicTime, _ readings: [PositionReading],
                           running: Bool = true) -> MediaTime? {
         guard let r = readings.min(by: { abs($0.at - time) < abs($1.at - time) }), abs(r.at - time) < 200_000 else { return nil }
         return running ? r.position + (time - r.at) : r.position
@@ -123,7 +106,7 @@ extension SnapcastTests {
 
     func testAPauseAndAResumeReachTheRoomsWhenPositionSays() throws {
         let (server, room) = try play([media.steps])
-        var readings: [(at: MonotonicTime, position: MediaTime)] = []
+        var readings: [PositionReading] = []
         while try position() < 4_300_000 { try readPositions(for: 0.1, into: &readings) }
         let paused = monotonicNow()
         try player("Pause")
@@ -160,7 +143,7 @@ extension SnapcastTests {
 
     func testASeekReachesTheRoomsWhenPositionSays() throws {
         let (_, room) = try play([media.steps])
-        var readings: [(at: MonotonicTime, position: MediaTime)] = []
+        var readings: [PositionReading] = []
         while try position() < 2_000_000 { try readPositions(for: 0.1, into: &readings) }
         let sought = monotonicNow()
         try seekCurrent(to: 12_500_000)
@@ -193,7 +176,7 @@ extension SnapcastTests {
 
     func testSnapserverKilledMidTrackIsReportedAndPlaybackGoesOnWhenItIsBack() throws {
         let (server, room) = try play([media.steps, media.long[0]])
-        var readings: [(at: MonotonicTime, position: MediaTime)] = []
+        var readings: [PositionReading] = []
         while try position() < 3_000_000 { try readPositions(for: 0.1, into: &readings) }
         server.kill()
         let problem = try lastError { !$0.isEmpty }

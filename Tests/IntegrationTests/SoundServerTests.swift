@@ -192,25 +192,13 @@ final class SoundServerTests: DaemonTestCase {
     /// the test allows as many as that skew calls for, and none without it.
     private func checkSteady(on kind: SoundServer.Kind, server: SoundServer? = nil, seconds: Double = 15) throws {
         let recording = try play([media.long[0]], on: kind, trace: true, server: server, graphClock: true)
-        var readings: [(at: MonotonicTime, position: MediaTime)] = []
-        func read() throws {
-            let t0 = monotonicNow()
-            let p = try position()
-            readings.append(((t0 + monotonicNow()) / 2, p))
-        }
+        var readings: [PositionReading] = []
         // Until the audio has run for half a second (PulseAudio takes up to 1.5 s to start).
         let deadline = Date().addingTimeInterval(10)
-        while try position() < 500_000, Date() < deadline {
-            try read()
-            listen(for: 0.05)
-        }
+        while try position() < 500_000, Date() < deadline { try readPositions(for: 0.05, into: &readings) }
         drainSignals()
         let steadyStart = monotonicNow()
-        let steadyEnd = steadyStart + MediaTime(seconds * 1_000_000)
-        while monotonicNow() < steadyEnd {
-            try read()
-            listen(for: 0.1)
-        }
+        try readPositions(for: seconds, every: 0.1, into: &readings)
         let seeked = pendingSignals().filter { $0.member == "Seeked" }.count
         recording.stop()
 
@@ -272,17 +260,9 @@ final class SoundServerTests: DaemonTestCase {
         try Tones.ffmpeg(["-f", "lavfi", "-i", "aevalsrc=if(lt(mod(t\\,0.5)\\,0.03)\\,0.3*sin(2*PI*1000*t)\\,0):s=48000:d=40",
                           "-ac", "2", "-metadata", "title=Beeps", file.path])
         let recording = try play([file], on: kind, graphClock: kind == .pipewire)
-        var readings: [(at: MonotonicTime, position: MediaTime)] = []
+        var readings: [PositionReading] = []
         var phases: [(name: String, from: MonotonicTime, rate: Double)] = [("cold start", monotonicNow(), 1)]
-        func read(for seconds: Double) throws {
-            let end = monotonicNow() + MonotonicTime(seconds * 1_000_000)
-            while monotonicNow() < end {
-                let t0 = monotonicNow()
-                let p = try position()
-                readings.append(((t0 + monotonicNow()) / 2, p))
-                listen(for: 0.03)
-            }
-        }
+        func read(for seconds: Double) throws { try readPositions(for: seconds, every: 0.03, into: &readings) }
         let started = Date().addingTimeInterval(10)
         while try position() < 1_500_000, Date() < started { try read(for: 0.05) }
         phases.append(("seek", monotonicNow(), 1))
@@ -619,7 +599,7 @@ final class SoundServerTests: DaemonTestCase {
         drainSignals()
         try player("Play")
         try waitForStatus("Playing")
-        var readings: [(at: MonotonicTime, position: MediaTime)] = []
+        var readings: [PositionReading] = []
         var saved: MediaTime = -1
         while try get("PlaybackStatus").string == "Playing" {
             if let reading = try Talk.read(position) { readings.append(reading) }

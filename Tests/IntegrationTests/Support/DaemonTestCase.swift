@@ -115,6 +115,22 @@ class DaemonTestCase: XCTestCase {
     }
 
     func position() throws -> Int64 { try XCTUnwrap(get("Position").int64) }
+
+    /// Position now, and when it held: halfway through the call.
+    func timedPosition() throws -> PositionReading {
+        let t0 = monotonicNow()
+        let p = try position()
+        return ((t0 + monotonicNow()) / 2, p)
+    }
+
+    /// Position readings for `seconds`, `interval` apart (signals are taken in between).
+    func readPositions(for seconds: Double, every interval: Double = 0.05, into readings: inout [PositionReading]) throws {
+        let end = monotonicNow() + MonotonicTime(seconds * 1e6)
+        while monotonicNow() < end {
+            readings.append(try timedPosition())
+            listen(for: interval)
+        }
+    }
     func status() throws -> String { try XCTUnwrap(get("PlaybackStatus").string) }
     func metadata() throws -> [String: DBusValue] { try XCTUnwrap(get("Metadata").dictionary) }
     func trackID() throws -> String { try XCTUnwrap(metadata()["mpris:trackid"]?.string) }
@@ -212,3 +228,6 @@ class DaemonTestCase: XCTestCase {
 extension Message {
     var changedProperties: [String: DBusValue]? { arguments.dropFirst().first?.dictionary }
 }
+
+/// A Position read over D-Bus, with the moment it held.
+typealias PositionReading = (at: MonotonicTime, position: MediaTime)
