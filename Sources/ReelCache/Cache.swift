@@ -264,7 +264,7 @@ public final class Cache: @unchecked Sendable {
                 return .failure(failure.error)
             }
             // 0.5, 1, 2 s (with the default backoff), ended early by a cancel.
-            let until = Date().addingTimeInterval(settings.backoff * Double(1 << (attempt - 1)))
+            let until = Date().addingTimeInterval(settings.delay(afterAttempts: attempt))
             while Date() < until, index.isPendingDownload(url) { Threads.sleep(seconds: min(0.1, settings.backoff)) }
             attempt += 1
         }

@@ -14,5 +14,8 @@ public struct CacheSettings: Sendable {
     public var largestUnknownLength: Int64 = 1 << 30
     /// First pause between attempts, doubled each time.
     public var backoff = 0.5
+
+    /// Seconds to wait after `attempts` failed attempts in a row: `backoff`, doubled each time (up to 32×).
+    func delay(afterAttempts attempts: Int) -> Double { backoff * Double(1 << min(max(attempts - 1, 0), 5)) }
     public init() {}
 }

@@ -249,7 +249,7 @@ extension FetchState {
             if attempts > settings.retries {
                 fail(describe(outcome))
             } else {
-                return .backOff(until: now.addingTimeInterval(settings.backoff * Double(1 << min(attempts - 1, 5))))
+                return .backOff(until: now.addingTimeInterval(settings.delay(afterAttempts: attempts)))
             }
         }
         return .again

@@ -185,5 +185,5 @@ struct FetchState {
         "application/xspf+xml", "audio/x-ms-wax", "video/x-ms-asf", "application/smil+xml",
     ]
 
-    var host: String { URL(string: url)?.host ?? "the server" }
+    var host: String { HTTPTransfer.serverName(of: url) }
 }

@@ -30,7 +30,7 @@ public enum HTTPDocument {
             written += done
             return true
         })
-        let host = URL(string: url)?.host ?? "the server"
+        let host = HTTPTransfer.serverName(of: url)
         let failure: CacheError? = switch outcome {
         case .completed: nil
         case .stopped where writeError != 0: .io(DiskError.describe(writeError, writing: "the feed"))

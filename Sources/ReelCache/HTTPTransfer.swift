@@ -44,6 +44,9 @@ final class HTTPTransfer: @unchecked Sendable {
         case failed(String)
     }
 
+    /// How messages name the server of `url`.
+    static func serverName(of url: String) -> String { URL(string: url)?.host ?? "the server" }
+
     private static let globalInit: Void = { curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
 
     private let multi: UnsafeMutableRawPointer

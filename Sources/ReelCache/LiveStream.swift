@@ -62,7 +62,7 @@ struct LiveState {
             if attempts > settings.retries {
                 failure = FetchFailure(describe(outcome))
             } else {
-                return now.addingTimeInterval(settings.backoff * Double(1 << min(attempts - 1, 5)))
+                return now.addingTimeInterval(settings.delay(afterAttempts: attempts))
             }
         }
         return nil
@@ -76,7 +76,7 @@ struct LiveState {
         }
     }
 
-    var host: String { URL(string: url)?.host ?? "the server" }
+    var host: String { HTTPTransfer.serverName(of: url) }
 }
 
 /// A live stream (ICY, or audio without a length that says it is one): its
