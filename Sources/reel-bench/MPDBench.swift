@@ -9,9 +9,9 @@ import ReelSystem
 /// both with the same 10,000 tagged files (MPD scans them; reel's library
 /// gets the same tags without probing), both with a null output.
 ///
-/// Both servers run at once, and the measures alternate between them in
-/// rounds (only the one measured plays): a sub-millisecond figure moves by 2–3×
-/// with what else the machine does, and a slow minute then falls on both.
+/// Both servers run and play at once, and each measure goes to one, then to the other, call
+/// by call: a sub-millisecond figure moves by 2–3× with what else the machine does, and a
+/// slow moment then falls on both.
 struct MPDBench {
     let dir: URL
     static let songs = 10_000
@@ -59,15 +59,14 @@ struct MPDBench {
     func run() throws -> (reel: Side, mpd: Side) {
         let music = dir.appendingPathComponent("mpd-bench-music")
         let tags = try makeMusic(music)
-        say("MPD protocol: MPD 0.23 and reeld, \(Self.rounds) rounds each, alternating")
+        say("MPD protocol: MPD 0.23 and reeld, \(Self.rounds) rounds, each measure call by call on both")
         return try withMPD(music) { mpdSocket, mpdClient in
             try withReel(music, tags: tags) { socket, client, mpris, _ in
-                var reel = Samples(), mpd = Samples()
-                for _ in 0..<Self.rounds {
-                    try measure(socket: mpdSocket, client: mpdClient, mpris: nil, into: &mpd)
-                    try measure(socket: socket, client: client, mpris: mpris, into: &reel)
-                }
-                return (reel.side, mpd.side)
+                let servers = [Server(socket: mpdSocket, client: mpdClient, mpris: nil),
+                               Server(socket: socket, client: client, mpris: mpris)]
+                var samples = [Samples(), Samples()]
+                for round in 0..<Self.rounds { try measure(servers, round: round, into: &samples) }
+                return (samples[1].side, samples[0].side)
             }
         }
     }
@@ -124,21 +123,39 @@ struct MPDBench {
         }
     }
 
-    /// One round on one server: it plays for the round, and stops after it.
-    private func measure(socket: String, client: MPDClient, mpris: Connection?, into samples: inout Samples) throws {
-        let count = try client.pairs("status")["playlistlength"]
-        guard count == String(Self.songs) else { throw HarnessError("queue of \(count ?? "?") songs, not \(Self.songs)") }
-        _ = try client.command("play 0")
-        defer { _ = try? client.command("stop") }
+    private struct Server {
+        let socket: String
+        let client: MPDClient
+        let mpris: Connection?
+    }
 
-        for _ in 0..<Self.roundTrips / Self.rounds {
-            let start = monotonicNow()
-            _ = try client.command("status")
-            samples.status.append(Double(monotonicNow() - start))
+    /// One round: both servers play for it, and each measure goes to one server, then to the
+    /// other (which first alternates), so that whatever else the machine does at a moment falls
+    /// on both alike. Measured a round at a time on each, a slow second fell on one server only,
+    /// and the 99th percentiles moved 2-3x between runs.
+    private func measure(_ servers: [Server], round: Int, into samples: inout [Samples]) throws {
+        for server in servers {
+            let count = try server.client.pairs("status")["playlistlength"]
+            guard count == String(Self.songs) else { throw HarnessError("queue of \(count ?? "?") songs, not \(Self.songs)") }
+            _ = try server.client.command("play 0")
+        }
+        defer { for server in servers { _ = try? server.client.command("stop") } }
+        /// Each index of `count`, on both servers, the first of them alternating.
+        func alternate(_ count: Int, _ body: (Int, Int) throws -> Void) rethrows {
+            for n in 0..<count {
+                for side in (n + round) % 2 == 0 ? [0, 1] : [1, 0] { try body(side, n) }
+            }
         }
 
-        let idler = try MPDClient(path: socket)
-        func wakeUp(_ act: () throws -> Void) throws -> Double {
+        try alternate(Self.roundTrips / Self.rounds) { side, _ in
+            let start = monotonicNow()
+            _ = try servers[side].client.command("status")
+            samples[side].status.append(Double(monotonicNow() - start))
+        }
+
+        let idlers = try servers.map { try MPDClient(path: $0.socket) }
+        func wakeUp(_ side: Int, _ act: () throws -> Void) throws -> Double {
+            let idler = idlers[side]
             idler.send("idle player\n")
             usleep(20_000)   // the idle must be waiting before the change, or it answers at once
             let start = monotonicNow()
@@ -146,29 +163,31 @@ struct MPDBench {
             guard idler.reply(timeout: 5)?.first == "changed: player" else { throw HarnessError("idle did not wake") }
             return Double(monotonicNow() - start)
         }
-        for n in 0..<Self.toggles / Self.rounds {
-            samples.pause.append(try wakeUp { client.send(n % 2 == 0 ? "pause 1\n" : "pause 0\n") })
+        try alternate(Self.toggles / Self.rounds) { side, n in
+            let client = servers[side].client
+            samples[side].pause.append(try wakeUp(side) { client.send(n % 2 == 0 ? "pause 1\n" : "pause 0\n") })
             _ = client.reply()
         }
-        if let mpris {
+        for (side, server) in servers.enumerated() {
+            guard let mpris = server.mpris else { continue }
             for _ in 0..<Self.toggles / Self.rounds {
-                samples.playPause.append(try wakeUp {
+                samples[side].playPause.append(try wakeUp(side) {
                     _ = try mpris.callMethod("org.mpris.MediaPlayer2.reel", "/org/mpris/MediaPlayer2",
                                              "org.mpris.MediaPlayer2.Player", "PlayPause", [])
                 })
             }
         }
 
-        func timed(_ command: String) throws -> [Double] {
-            try (0..<Self.runs / Self.rounds).map { _ in
+        func timed(_ command: String, into keyPath: WritableKeyPath<Samples, [Double]>) throws {
+            try alternate(Self.runs / Self.rounds) { side, _ in
                 let start = monotonicNow()
-                let reply = try client.command(command, timeout: 60)
+                let reply = try servers[side].client.command(command, timeout: 60)
                 guard reply.last == "OK" else { throw HarnessError("\(command): \(reply.last ?? "")") }
-                return Double(monotonicNow() - start)
+                samples[side][keyPath: keyPath].append(Double(monotonicNow() - start))
             }
         }
-        samples.playlistinfo += try timed("playlistinfo")
-        samples.list += try timed("list album group albumartist")
+        try timed("playlistinfo", into: \.playlistinfo)
+        try timed("list album group albumartist", into: \.list)
     }
 
     // MARK: Music

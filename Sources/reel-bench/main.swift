@@ -212,7 +212,7 @@ func printNetworkFigures(_ f: NetworkBench.Figures) {
 }
 
 func printMPDFigures(_ f: (reel: MPDBench.Side, mpd: MPDBench.Side)) {
-    print("\nThe MPD protocol on a Unix socket, \(MPDBench.songs) tagged files, null output, \(MPDBench.rounds) alternating rounds:\n")
+    print("\nThe MPD protocol on a Unix socket, \(MPDBench.songs) tagged files, null output, both playing, measured call by call in \(MPDBench.rounds) rounds:\n")
     print("| measure | reeld | MPD 0.23 |")
     print("|---|---|---|")
     func row(_ name: String, _ stat: (MPDBench.Side) -> Stats?, _ p: Double) {
