@@ -39,3 +39,8 @@ static inline int reel_set_pipe_size(int fd, int size) {
 static inline void reel_map_large_blocks(int bytes) {
     mallopt(M_MMAP_THRESHOLD, bytes);
 }
+#include <sys/prctl.h>
+// How late the kernel may end the calling thread's timed waits, in ns (50,000 by default).
+static inline int reel_set_timer_slack(unsigned long nanoseconds) {
+    return prctl(PR_SET_TIMERSLACK, nanoseconds, 0, 0, 0);
+}

@@ -238,7 +238,12 @@ public final class MPVBackend {
     /// entries removed. The one it plays may already be the queued one, if
     /// mpv moved on before we heard: then its events are still wanted.
     private func dropQueued() {
+        // With nothing of ours after the playing file, only files played before it would go:
+        // left for a while (each wait for mpv's core thread was 50–150 µs of the loop's turn at
+        // every track change), and cleared with the rest once there are a few.
+        if state.nothingQueued, state.appendedSinceClear < MPVTranslator.playedKept { return }
         command(["playlist-clear"])
+        state.cleared()
         guard let ids = playlistIDs() else { return }
         state.kept(Set(ids.compactMap { $0 }))
     }
@@ -271,31 +276,64 @@ public final class MPVBackend {
         return MPVNode.array(node).map { MPVNode.map($0)["id"].flatMap(MPVNode.int64) }
     }
 
-    /// The format the playing file decodes to and its bitrate now (kbit/s), read when asked
-    /// rather than observed: `audio-bitrate` changes with every packet, and while `audio-params`
-    /// was observed Position on PipeWire looked further ahead (not established; docs/status.md).
+    /// The format the playing file decodes to and its bitrate (kbit/s), as mpv last told them,
+    /// asking again for what is out of date (`AudioReadings`). Read when asked rather than
+    /// observed: `audio-bitrate` changes with every packet, and while `audio-params` was observed
+    /// Position on PipeWire looked further ahead (not established; docs/status.md).
     public func audioNow() -> (format: AudioFormat?, bitrate: Int?) {
-        // A property read goes through mpv's core thread (two thread switches): answered from what
-        // was read last while the format stands (until an event of the kind that changes it) and the
-        // bitrate, MPD's "current" one, is less than a second old.
-        let now = monotonicNow()
-        if let cached = audioRead, now - cached.at < 1_000_000 { return (cached.format, cached.bitrate) }
-        var node = mpv_node()
-        var format: AudioFormat?
-        if mpv_get_property(handle, "audio-params", MPV_FORMAT_NODE, &node) >= 0 {
-            format = Self.audioFormat(MPVNode.map(node))
-            mpv_free_node_contents(&node)
-        }
-        var bits = 0.0
-        // bit/s to kbit/s, once, here at the edge.
-        let kbps = mpv_get_property(handle, "audio-bitrate", MPV_FORMAT_DOUBLE, &bits) >= 0 && bits.isFinite && bits >= 0
-            ? Int((bits / 1000).rounded()) : nil
-        audioRead = format == nil ? nil : (format, kbps, now)   // not known yet: asked again next time
-        return (format, kbps)
+        ask(audio.wanted(now: monotonicNow()))
+        return (audio.format, audio.bitrate)
     }
 
-    /// What `audioNow` read last, and when; forgotten at each event that can change the format.
-    private var audioRead: (format: AudioFormat?, bitrate: Int?, at: MonotonicTime)?
+    private var audio = AudioReadings()
+    /// The reads of the file mpv opened last, while they are out; the events after it wait in `heldBack`.
+    private var opening: OpeningReads?
+    private var heldBack: [(event: MPVEvent, at: MonotonicTime)] = []
+    private var openings: UInt64 = 0
+
+    /// Asks mpv for properties without waiting; its answers come as events (`answered`).
+    private func ask(_ reads: [PropertyRead]) {
+        for read in reads where mpv_get_property_async(handle, read.userdata, read.purpose.property, MPV_FORMAT_NODE) < 0 {
+            answered(read, nil)
+        }
+    }
+
+    /// mpv's answer to `ask`: its value, nil when it had none (or would not take the read).
+    private func answered(_ read: PropertyRead, _ node: mpv_node?) {
+        switch read.purpose {
+        case .audioFormat:
+            audio.answered(read, format: node.flatMap { Self.audioFormat(MPVNode.map($0)) })
+        case .bitrate:
+            // bit/s to kbit/s, once, here at the edge.
+            let kbps = node.flatMap(MPVNode.double).flatMap { $0.isFinite && $0 >= 0 ? Int(($0 / 1000).rounded()) : nil }
+            audio.answered(read, bitrate: kbps, now: monotonicNow())
+        case .seekable, .duration, .fileSize, .chapters, .metadata, .trackList:
+            _ = opening?.answered(read, node.flatMap { Self.openingValue(read.purpose, $0) })
+        }
+    }
+
+    /// A file is open: its reads are asked for, and what mpv says after waits for them. Reads of
+    /// a file before it still out end with what came (mpv answers in order, so none should be).
+    private func fileOpened() -> [BackendEvent] {
+        let earlier = finishOpening()
+        openings += 1
+        let reads = OpeningReads(generation: openings)
+        opening = reads
+        ask(reads.reads)
+        // mpv refused every read (it is shutting down): nothing will answer.
+        return earlier + (opening?.complete == true ? finishOpening() : [])
+    }
+
+    /// The file open, then the events that waited for it, in mpv's order.
+    private func finishOpening() -> [BackendEvent] {
+        guard let done = opening else { return [] }
+        opening = nil
+        var events = perform(state.translate(.fileLoaded(done.file), at: monotonicNow()))
+        let held = heldBack
+        heldBack = []
+        for (event, at) in held { events += perform(state.translate(event, at: at)) }
+        return events
+    }
 
     /// mpv's real position now, in µs; nil when nothing is playing.
     public func position() -> MediaTime? {
@@ -319,12 +357,29 @@ public final class MPVBackend {
         var events: [BackendEvent] = []
         while let event = mpv_wait_event(handle, 0), event.pointee.event_id != MPV_EVENT_NONE {
             switch event.pointee.event_id {
-            case MPV_EVENT_AUDIO_RECONFIG, MPV_EVENT_START_FILE, MPV_EVENT_FILE_LOADED, MPV_EVENT_END_FILE, MPV_EVENT_PLAYBACK_RESTART:
-                audioRead = nil
+            case MPV_EVENT_START_FILE, MPV_EVENT_END_FILE: audio.fileChanged()
+            case MPV_EVENT_AUDIO_RECONFIG, MPV_EVENT_FILE_LOADED, MPV_EVENT_PLAYBACK_RESTART:
+                // Asked for at once, so that a `status` finds it.
+                audio.restarted()
+                ask(audio.wanted(now: monotonicNow()))
             default: break
             }
-            guard let read = read(event.pointee) else { continue }
-            events += perform(state.translate(read, at: monotonicNow()))
+            switch event.pointee.event_id {
+            case MPV_EVENT_FILE_LOADED:
+                events += fileOpened()
+            case MPV_EVENT_GET_PROPERTY_REPLY:
+                guard let read = PropertyRead(userdata: event.pointee.reply_userdata) else { continue }
+                let reply = event.pointee.error < 0 ? nil : event.pointee.data?.assumingMemoryBound(to: mpv_event_property.self).pointee
+                answered(read, reply.flatMap { $0.format == MPV_FORMAT_NODE ? $0.data?.assumingMemoryBound(to: mpv_node.self).pointee : nil })
+                if opening?.complete == true { events += finishOpening() }
+            default:
+                guard let read = read(event.pointee) else { continue }
+                if opening != nil {
+                    heldBack.append((read, monotonicNow()))
+                } else {
+                    events += perform(state.translate(read, at: monotonicNow()))
+                }
+            }
         }
         cacheHook?.takeAnswers()
         for news in sink?.takeNews() ?? [] {
@@ -374,11 +429,6 @@ public final class MPVBackend {
                   message.num_args > 0, let first = message.args[0],
                   String(cString: first) == Self.windowClosedMessage else { return nil }
             return .windowClosed
-        case MPV_EVENT_FILE_LOADED:
-            var size: Int64 = 0
-            return .fileLoaded(OpenedFile(seekable: flag("seekable") ?? false, metadata: loadedMetadata(),
-                                          sizeKnown: mpv_get_property(handle, "file-size", MPV_FORMAT_INT64, &size) >= 0,
-                                          embeddedArt: hasAlbumArt()))
         case MPV_EVENT_COMMAND_REPLY:
             return event.reply_userdata == Self.seekReply ? .seekAnswered : nil
         case MPV_EVENT_PLAYBACK_RESTART:
@@ -485,26 +535,22 @@ public final class MPVBackend {
                        albumPeak: track["replaygain-album-peak"].flatMap(MPVNode.double))
     }
 
-    private func loadedMetadata() -> TrackMetadata {
-        var metadata = TrackMetadata()
-        var duration = 0.0
-        if mpv_get_property(handle, "duration", MPV_FORMAT_DOUBLE, &duration) >= 0 {
-            metadata.length = MediaTime.fromSeconds(duration)   // on mpv's timeline
+    /// An answer to one of a file's opening reads, out of mpv's node.
+    private static func openingValue(_ purpose: PropertyRead.Purpose, _ node: mpv_node) -> OpeningReads.Value? {
+        switch purpose {
+        case .seekable: .seekable(MPVNode.flag(node))
+        case .duration: .duration(MPVNode.double(node).flatMap(MediaTime.fromSeconds))
+        case .fileSize: .sizeKnown(MPVNode.int64(node) != nil)
+        case .chapters: .chapters(chapters(node))
+        case .metadata: .tags(MPVNode.map(node).compactMapValues(MPVNode.string))
+        case .trackList: .embeddedArt(hasAlbumArt(node))
+        case .audioFormat, .bitrate: nil
         }
-        metadata.chapters = chapters()
-        var node = mpv_node()
-        guard mpv_get_property(handle, "metadata", MPV_FORMAT_NODE, &node) >= 0 else { return metadata }
-        defer { mpv_free_node_contents(&node) }
-        ContainerTags(MPVNode.map(node).compactMapValues(MPVNode.string)).apply(to: &metadata)
-        return metadata
     }
 
     /// The open file's chapters (MP4/M4B, ID3 CHAP, Ogg and FLAC CHAPTERxxx comments, Matroska), as mpv reads them.
-    private func chapters() -> [Chapter] {
-        var node = mpv_node()
-        guard mpv_get_property(handle, "chapter-list", MPV_FORMAT_NODE, &node) >= 0 else { return [] }
-        defer { mpv_free_node_contents(&node) }
-        return Chapter.normalized(MPVNode.array(node).compactMap { item in
+    private static func chapters(_ node: mpv_node) -> [Chapter] {
+        Chapter.normalized(MPVNode.array(node).compactMap { item in
             let fields = MPVNode.map(item)
             guard let start = fields["time"].flatMap(MPVNode.double).flatMap(MediaTime.fromSeconds) else { return nil }
             return Chapter(start: start, title: fields["title"].flatMap(MPVNode.string) ?? "")
@@ -512,13 +558,9 @@ public final class MPVBackend {
     }
 
     /// Whether the open file has an attached picture (mpv lists it as an albumart track).
-    private func hasAlbumArt() -> Bool {
-        var node = mpv_node()
-        guard mpv_get_property(handle, "track-list", MPV_FORMAT_NODE, &node) >= 0 else { return false }
-        defer { mpv_free_node_contents(&node) }
-        return MPVNode.array(node).contains { track in
-            let fields = MPVNode.map(track)
-            return fields["albumart"].map(MPVNode.flag) == true
+    private static func hasAlbumArt(_ trackList: mpv_node) -> Bool {
+        MPVNode.array(trackList).contains { track in
+            MPVNode.map(track)["albumart"].map(MPVNode.flag) == true
         }
     }
 

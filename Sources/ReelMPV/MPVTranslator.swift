@@ -87,10 +87,34 @@ struct MPVTranslator: Sendable {
     }
 
     /// mpv's playlist was replaced by this entry (`loadfile replace`): events of every other entry are stale.
-    mutating func replaced(by entry: MPVEntry, id: Int64) { entries = [id: entry] }
+    mutating func replaced(by entry: MPVEntry, id: Int64) {
+        entries = [id: entry]
+        replacedID = id
+        appendedSinceClear = 0
+    }
+
+    /// The entry the last `loadfile replace` put in mpv's playlist.
+    private var replacedID: Int64?
+
+    /// Whether mpv's playlist holds none of our entries after the one it plays (or will play,
+    /// after a replace); only files played before that one may be in it.
+    var nothingQueued: Bool {
+        entries.count <= 1 && entries.keys.allSatisfy { $0 == playing?.entry || $0 == replacedID }
+    }
 
     /// The entry was appended to mpv's playlist.
-    mutating func queued(_ entry: MPVEntry, id: Int64) { entries[id] = entry }
+    mutating func queued(_ entry: MPVEntry, id: Int64) {
+        entries[id] = entry
+        appendedSinceClear += 1
+    }
+
+    /// Entries appended since mpv's playlist was last cleared or replaced: the played files it still holds, at most.
+    private(set) var appendedSinceClear = 0
+    /// How many played files mpv's playlist may hold before they are cleared.
+    static let playedKept = 16
+
+    /// mpv's playlist was cleared but for the file it plays.
+    mutating func cleared() { appendedSinceClear = 0 }
 
     /// mpv's playlist holds only these ids now.
     mutating func kept(_ ids: Set<Int64>) { entries = entries.filter { ids.contains($0.key) } }

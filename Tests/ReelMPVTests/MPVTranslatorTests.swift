@@ -225,4 +225,23 @@ final class MPVTranslatorTests: XCTestCase {
                        [.event(.streamTitle(first, title: "Now", station: nil))])
         XCTAssertEqual(state.translate(.tags(["title": "x"]), at: 0), [])
     }
+
+    /// Whether an entry to queue must first be cleared out of mpv's playlist (a wait for mpv's core).
+    func testWhatIsQueuedAfterThePlayingFileIsKnown() {
+        var state = MPVTranslator(networkTimeout: 15)
+        state.loading(paused: false)
+        state.replaced(by: MPVEntry(token: first, uri: "file:///a.ogg"), id: 10)
+        XCTAssertTrue(state.nothingQueued, "replaced, not started yet")
+        _ = state.translate(.startFile(entry: 10), at: 0)
+        XCTAssertTrue(state.nothingQueued)
+        state.queued(MPVEntry(token: second, uri: "file:///b.ogg"), id: 11)
+        XCTAssertFalse(state.nothingQueued, "b waits after a")
+        _ = state.translate(.endFile(entry: 10, .endOfFile), at: 0)
+        XCTAssertFalse(state.nothingQueued, "a ended and b not started: mpv may be on its way to b")
+        _ = state.translate(.startFile(entry: 11), at: 0)
+        XCTAssertTrue(state.nothingQueued, "b plays, and nothing after it")
+        XCTAssertEqual(state.appendedSinceClear, 1, "a is still in mpv's playlist, played")
+        state.cleared()
+        XCTAssertEqual(state.appendedSinceClear, 0)
+    }
 }
