@@ -28,8 +28,11 @@ public final class MPVBackend {
     /// Where the sound goes instead of a sound server (snapserver's pipe).
     private let sink: SinkOutput?
 
-    private enum Observed: UInt64 { case timePos = 1, pausedForCache = 2, audioPts = 3, metadata = 4 }
-    private static let windowClosedMessage = "reel-window-closed"
+    enum Observed: UInt64 { case timePos = 1, pausedForCache = 2, audioPts = 3, metadata = 4 }
+    static let windowClosedMessage = "reel-window-closed"
+    /// mpv's events, read on a thread of their own.
+    private let pump: MPVEventPump
+    private let pumped: Mailbox<[PumpedEvent]>
 
     public struct Options: Sendable {
         public var audioOutput: String?
@@ -65,6 +68,7 @@ public final class MPVBackend {
         }
         self.wakeup = wakeup
         streamNews = Mailbox(waking: wakeup)
+        pumped = Mailbox(waking: wakeup)
         let stream = options.streams.map(CacheStream.init(source:))
         let newsInbox = streamNews
         stream?.onNews = { url, news in newsInbox.post((url, news)) }
@@ -110,6 +114,7 @@ public final class MPVBackend {
             mpv_terminate_destroy(handle)
             throw MPVError("mpv_initialize failed: \(MPVError.describe(rc))")
         }
+        pump = MPVEventPump(handle: handle, sink: options.sink, inbox: pumped)
         mpv_request_log_messages(handle, "warn")
         // Before mpv opens a file, the cache says whether it reads through it.
         cacheHook?.register()
@@ -121,14 +126,10 @@ public final class MPVBackend {
         mpv_observe_property(handle, Observed.pausedForCache.rawValue, "paused-for-cache", MPV_FORMAT_FLAG)
         // Live streams update their ICY title through it.
         mpv_observe_property(handle, Observed.metadata.rawValue, "metadata", MPV_FORMAT_NODE)
-        mpv_set_wakeup_callback(handle, { context in
-            // Runs on an mpv thread: only a write to the pipe, nothing else.
-            WakeupPipe.wake(Int32(Int(bitPattern: context) - 1))
-        }, UnsafeMutableRawPointer(bitPattern: Int(wakeup.writeFD) + 1))
     }
 
     deinit {
-        mpv_set_wakeup_callback(handle, nil, nil)
+        pump.stop()
         mpv_terminate_destroy(handle)
     }
 
@@ -300,16 +301,19 @@ public final class MPVBackend {
     }
 
     /// mpv's answer to `ask`: its value, nil when it had none (or would not take the read).
-    private func answered(_ read: PropertyRead, _ node: mpv_node?) {
-        switch read.purpose {
-        case .audioFormat:
-            audio.answered(read, format: node.flatMap { Self.audioFormat(MPVNode.map($0)) })
-        case .bitrate:
+    private func answered(_ read: PropertyRead, _ answer: PropertyAnswer?) {
+        switch answer {
+        case .format(let format): audio.answered(read, format: format)
+        case .bitrate(let bits):
             // bit/s to kbit/s, once, here at the edge.
-            let kbps = node.flatMap(MPVNode.double).flatMap { $0.isFinite && $0 >= 0 ? Int(($0 / 1000).rounded()) : nil }
-            audio.answered(read, bitrate: kbps, now: monotonicNow())
-        case .seekable, .duration, .fileSize, .chapters, .metadata, .trackList:
-            _ = opening?.answered(read, node.flatMap { Self.openingValue(read.purpose, $0) })
+            audio.answered(read, bitrate: bits.flatMap { $0.isFinite && $0 >= 0 ? Int(($0 / 1000).rounded()) : nil }, now: monotonicNow())
+        case .opening(let value): _ = opening?.answered(read, value)
+        case nil:
+            switch read.purpose {
+            case .audioFormat: audio.answered(read, format: nil)
+            case .bitrate: audio.answered(read, bitrate: nil, now: monotonicNow())
+            default: _ = opening?.answered(read, nil)
+            }
         }
     }
 
@@ -339,46 +343,48 @@ public final class MPVBackend {
     /// mpv's real position now, in µs; nil when nothing is playing.
     public func position() -> MediaTime? {
         if let target = state.pausedSeekTarget { return target }
-        return state.position(mpv: mpvPosition())
-    }
-
-    /// mpv's position of what is heard (of the frames shown, without audio), on its timeline.
-    private func mpvPosition() -> MediaTime? {
-        var value = 0.0
-        guard mpv_get_property(handle, "audio-pts", MPV_FORMAT_DOUBLE, &value) >= 0
-                || mpv_get_property(handle, "time-pos", MPV_FORMAT_DOUBLE, &value) >= 0 else { return nil }
-        return MediaTime.fromSeconds(value)
+        return state.position(mpv: pump.position())
     }
 
     // MARK: Events
 
-    /// Empties the wakeup pipe and translates every pending mpv event.
+    /// Empties the wakeup pipe and translates every mpv event the pump has read.
     public func drainEvents() -> [BackendEvent] {
         wakeup.drain()
         var events: [BackendEvent] = []
-        while let event = mpv_wait_event(handle, 0), event.pointee.event_id != MPV_EVENT_NONE {
-            switch event.pointee.event_id {
-            case MPV_EVENT_START_FILE, MPV_EVENT_END_FILE: audio.fileChanged()
-            case MPV_EVENT_AUDIO_RECONFIG, MPV_EVENT_FILE_LOADED, MPV_EVENT_PLAYBACK_RESTART:
+        for item in pumped.take().joined() {
+            switch item.kind {
+            case .startFile, .endFile: audio.fileChanged()
+            case .audioReconfig, .fileLoaded, .playbackRestart:
                 // Asked for at once, so that a `status` finds it.
                 audio.restarted()
                 ask(audio.wanted(now: monotonicNow()))
             default: break
             }
-            switch event.pointee.event_id {
-            case MPV_EVENT_FILE_LOADED:
+            switch item.kind {
+            case .fileLoaded:
                 events += fileOpened()
-            case MPV_EVENT_GET_PROPERTY_REPLY:
-                guard let read = PropertyRead(userdata: event.pointee.reply_userdata) else { continue }
-                let reply = event.pointee.error < 0 ? nil : event.pointee.data?.assumingMemoryBound(to: mpv_event_property.self).pointee
-                answered(read, reply.flatMap { $0.format == MPV_FORMAT_NODE ? $0.data?.assumingMemoryBound(to: mpv_node.self).pointee : nil })
+            case .reply(let read, let answer):
+                answered(read, answer)
                 if opening?.complete == true { events += finishOpening() }
+            case .hook(let userdata, let id):
+                // mpv waits on us.
+                if userdata == CacheHook.hookID, let cacheHook {
+                    cacheHook.called(id)
+                    continue
+                }
+                if userdata == Self.preloadedHook { levelOpenedFile() }
+                mpv_hook_continue(handle, id)
             default:
-                guard let read = read(event.pointee) else { continue }
+                guard var event = item.event else { continue }
+                if case .endFile(let id, .error(let error, nil)) = event, let entry = state.entries[id],
+                   let reason = stream?.takeFailure(entry.uri) {
+                    event = .endFile(entry: id, .error(error, cache: reason))
+                }
                 if opening != nil {
-                    heldBack.append((read, monotonicNow()))
+                    heldBack.append((event, item.at))
                 } else {
-                    events += perform(state.translate(read, at: monotonicNow()))
+                    events += perform(state.translate(event, at: item.at))
                 }
             }
         }
@@ -405,85 +411,6 @@ public final class MPVBackend {
             }
             return nil
         }
-    }
-
-    /// An mpv event as plain values, read while it is valid; nil for the ones the
-    /// translator has no use for. Hooks are answered here: they are mpv waiting on us.
-    private func read(_ event: mpv_event) -> MPVEvent? {
-        switch event.event_id {
-        case MPV_EVENT_START_FILE:
-            guard let start = event.data?.assumingMemoryBound(to: mpv_event_start_file.self).pointee else { return nil }
-            return .startFile(entry: start.playlist_entry_id)
-        case MPV_EVENT_IDLE:
-            return .idle
-        case MPV_EVENT_HOOK:
-            guard let hook = event.data?.assumingMemoryBound(to: mpv_event_hook.self).pointee else { return nil }
-            if event.reply_userdata == CacheHook.hookID, let cacheHook {
-                cacheHook.called(hook.id)
-                return nil
-            }
-            if event.reply_userdata == Self.preloadedHook { levelOpenedFile() }
-            mpv_hook_continue(handle, hook.id)
-            return nil
-        case MPV_EVENT_CLIENT_MESSAGE:
-            guard let message = event.data?.assumingMemoryBound(to: mpv_event_client_message.self).pointee,
-                  message.num_args > 0, let first = message.args[0],
-                  String(cString: first) == Self.windowClosedMessage else { return nil }
-            return .windowClosed
-        case MPV_EVENT_COMMAND_REPLY:
-            return event.reply_userdata == Self.seekReply ? .seekAnswered : nil
-        case MPV_EVENT_PLAYBACK_RESTART:
-            return .restarted(position: mpvPosition())
-        case MPV_EVENT_END_FILE:
-            guard let end = event.data?.assumingMemoryBound(to: mpv_event_end_file.self).pointee else { return nil }
-            let reason: MPVEvent.EndReason = switch end.reason {
-            case MPV_END_FILE_REASON_EOF: .endOfFile
-            case MPV_END_FILE_REASON_ERROR:
-                .error(MPVError.describe(end.error),
-                       cache: state.entries[end.playlist_entry_id].flatMap { entry in stream?.takeFailure(entry.uri) })
-            case MPV_END_FILE_REASON_REDIRECT: .redirect(first: end.playlist_insert_id, count: end.playlist_insert_num_entries)
-            default: .other
-            }
-            return .endFile(entry: end.playlist_entry_id, reason)
-        case MPV_EVENT_PROPERTY_CHANGE:
-            guard let change = event.data?.assumingMemoryBound(to: mpv_event_property.self).pointee else { return nil }
-            let seconds = change.format == MPV_FORMAT_DOUBLE ? change.data?.assumingMemoryBound(to: Double.self).pointee : nil
-            switch Observed(rawValue: event.reply_userdata) {
-            case .audioPts: return positionSample(seconds, clock: .audio)
-            case .timePos: return positionSample(seconds, clock: .video)
-            case .metadata where change.format == MPV_FORMAT_NODE:
-                guard let node = change.data?.assumingMemoryBound(to: mpv_node.self).pointee else { return nil }
-                // Keys differ in case between servers (icy-title, Icy-Name).
-                return .tags(Dictionary(MPVNode.map(node).compactMapValues(MPVNode.string).map { ($0.key.lowercased(), $0.value) },
-                                        uniquingKeysWith: { a, _ in a }))
-            case .pausedForCache where change.format == MPV_FORMAT_FLAG:
-                guard let flag = change.data?.assumingMemoryBound(to: Int32.self).pointee else { return nil }
-                return .pausedForCache(flag != 0)
-            default:
-                return nil
-            }
-        case MPV_EVENT_LOG_MESSAGE:
-            guard let log = event.data?.assumingMemoryBound(to: mpv_event_log_message.self).pointee else { return nil }
-            let text = String(cString: log.text).trimmed()
-            let prefix = String(cString: log.prefix)
-            // Warnings only explain a failure; errors are worth a log line of their own, but for
-            // ao_null's complaint when it is started while paused (pause, Next, Play), which is
-            // its own bookkeeping and nothing a user can act on.
-            let noise = prefix == "ao/null" && text.hasPrefix("illegal state")
-            if log.log_level.rawValue <= MPV_LOG_LEVEL_ERROR.rawValue, !noise {
-                writeStandardError("mpv[\(prefix)]: \(text)\n")
-            }
-            return .log(text, video: prefix.hasPrefix("vo"))
-        default:
-            return nil
-        }
-    }
-
-    /// A position sample, with how long until a sink's rooms hear it.
-    private func positionSample(_ seconds: Double?, clock: MPVEvent.Clock) -> MPVEvent {
-        // Converted once, here at the edge; a value that is no time is as good as none.
-        let time = seconds.flatMap(MediaTime.fromSeconds)
-        return .position(time, clock: clock, sinkDelay: time == nil ? nil : sink?.sink.delay())
     }
 
     // MARK: The cache
@@ -536,35 +463,6 @@ public final class MPVBackend {
                        albumPeak: track["replaygain-album-peak"].flatMap(MPVNode.double))
     }
 
-    /// An answer to one of a file's opening reads, out of mpv's node.
-    private static func openingValue(_ purpose: PropertyRead.Purpose, _ node: mpv_node) -> OpeningReads.Value? {
-        switch purpose {
-        case .seekable: .seekable(MPVNode.flag(node))
-        case .duration: .duration(MPVNode.double(node).flatMap(MediaTime.fromSeconds))
-        case .fileSize: .sizeKnown(MPVNode.int64(node) != nil)
-        case .chapters: .chapters(chapters(node))
-        case .metadata: .tags(MPVNode.map(node).compactMapValues(MPVNode.string))
-        case .trackList: .embeddedArt(hasAlbumArt(node))
-        case .audioFormat, .bitrate: nil
-        }
-    }
-
-    /// The open file's chapters (MP4/M4B, ID3 CHAP, Ogg and FLAC CHAPTERxxx comments, Matroska), as mpv reads them.
-    private static func chapters(_ node: mpv_node) -> [Chapter] {
-        Chapter.normalized(MPVNode.array(node).compactMap { item in
-            let fields = MPVNode.map(item)
-            guard let start = fields["time"].flatMap(MPVNode.double).flatMap(MediaTime.fromSeconds) else { return nil }
-            return Chapter(start: start, title: fields["title"].flatMap(MPVNode.string) ?? "")
-        })
-    }
-
-    /// Whether the open file has an attached picture (mpv lists it as an albumart track).
-    private static func hasAlbumArt(_ trackList: mpv_node) -> Bool {
-        MPVNode.array(trackList).contains { track in
-            MPVNode.map(track)["albumart"].map(MPVNode.flag) == true
-        }
-    }
-
     // MARK: Small helpers
 
     private func flag(_ name: String) -> Bool? {
@@ -590,7 +488,7 @@ public final class MPVBackend {
     }
 
     /// The reply_userdata of seek commands, which mpv answers once it has run them.
-    private static let seekReply: UInt64 = 1
+    static let seekReply: UInt64 = 1
 
     /// An exact seek to a position of the file, sent without waiting: mpv may be busy opening it.
     private func seek(to target: MediaTime) {

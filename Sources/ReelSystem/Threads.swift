@@ -22,8 +22,7 @@ public enum Threads {
 
     /// Lets the kernel end the calling thread's timed waits no later than asked. By default it
     /// may end them up to 50 µs late, and libmpv's `mpv_wait_event(handle, 0)` ends in a timed
-    /// wait whose time has already passed: each drain of mpv's events slept 60–90 µs for it,
-    /// and a `status` that arrived then waited for it.
+    /// wait whose time has already passed: each drain of mpv's events slept 60–90 µs for it.
     public static func endTimedWaitsOnTime() {
         _ = reel_set_timer_slack(1)
     }

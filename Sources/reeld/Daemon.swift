@@ -177,7 +177,6 @@ final class Daemon: Session {
 
     /// Runs until Quit or a stop signal. Returns the exit status.
     func runLoop(stopFD: Int32) -> Int32 {
-        Threads.endTimedWaitsOnTime()
         var sources = PollSet { source in
             switch source {
             case .bus: connection.fd
