@@ -16,8 +16,9 @@ struct MPDBench {
     let dir: URL
     static let songs = 10_000
     static let rounds = 5
-    static let roundTrips = 3_000
-    static let toggles = 100
+    /// Enough that a 99th percentile is not the second-slowest call (it was, over 100 toggles).
+    static let roundTrips = 10_000
+    static let toggles = 500
     static let runs = 10
 
     struct Side {
