@@ -296,24 +296,18 @@ public final class MPVBackend {
     /// Asks mpv for properties without waiting; its answers come as events (`answered`).
     private func ask(_ reads: [PropertyRead]) {
         for read in reads where mpv_get_property_async(handle, read.userdata, read.purpose.property, MPV_FORMAT_NODE) < 0 {
-            answered(read, nil)
+            answered(read, .none(for: read.purpose))
         }
     }
 
-    /// mpv's answer to `ask`: its value, nil when it had none (or would not take the read).
-    private func answered(_ read: PropertyRead, _ answer: PropertyAnswer?) {
+    /// mpv's answer to `ask`.
+    private func answered(_ read: PropertyRead, _ answer: PropertyAnswer) {
         switch answer {
         case .format(let format): audio.answered(read, format: format)
         case .bitrate(let bits):
             // bit/s to kbit/s, once, here at the edge.
             audio.answered(read, bitrate: bits.flatMap { $0.isFinite && $0 >= 0 ? Int(($0 / 1000).rounded()) : nil }, now: monotonicNow())
         case .opening(let value): _ = opening?.answered(read, value)
-        case nil:
-            switch read.purpose {
-            case .audioFormat: audio.answered(read, format: nil)
-            case .bitrate: audio.answered(read, bitrate: nil, now: monotonicNow())
-            default: _ = opening?.answered(read, nil)
-            }
         }
     }
 

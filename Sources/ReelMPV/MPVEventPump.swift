@@ -9,8 +9,8 @@ struct PumpedEvent: Sendable {
         case startFile, endFile, fileLoaded, audioReconfig, playbackRestart
         /// mpv waits on the hook until the loop answers it.
         case hook(userdata: UInt64, id: UInt64)
-        /// The answer to an asynchronous read; nil when mpv had none.
-        case reply(PropertyRead, PropertyAnswer?)
+        /// The answer to an asynchronous read.
+        case reply(PropertyRead, PropertyAnswer)
         case other
     }
 
@@ -22,12 +22,21 @@ struct PumpedEvent: Sendable {
     let at: MonotonicTime
 }
 
-/// An asynchronous read's answer, out of mpv's node.
+/// An asynchronous read's answer, out of mpv's node; nil inside when mpv had none.
 enum PropertyAnswer: Sendable {
     case format(AudioFormat?)
     /// In bit/s.
     case bitrate(Double?)
     case opening(OpeningReads.Value?)
+
+    /// The answer for `purpose` when mpv had none (or would not take the read).
+    static func none(for purpose: PropertyRead.Purpose) -> PropertyAnswer {
+        switch purpose {
+        case .audioFormat: .format(nil)
+        case .bitrate: .bitrate(nil)
+        case .seekable, .duration, .fileSize, .chapters, .metadata, .trackList: .opening(nil)
+        }
+    }
 }
 
 /// Waits on libmpv's events on a thread of its own and hands them to the loop as plain values,
@@ -101,7 +110,7 @@ final class MPVEventPump: @unchecked Sendable {
             guard let read = PropertyRead(userdata: event.reply_userdata) else { break }
             let reply = event.error < 0 ? nil : event.data?.assumingMemoryBound(to: mpv_event_property.self).pointee
             let node = reply.flatMap { $0.format == MPV_FORMAT_NODE ? $0.data?.assumingMemoryBound(to: mpv_node.self).pointee : nil }
-            return PumpedEvent(kind: .reply(read, node.map { Self.answer(read.purpose, $0) }), event: nil, at: at)
+            return PumpedEvent(kind: .reply(read, node.map { Self.answer(read.purpose, $0) } ?? .none(for: read.purpose)), event: nil, at: at)
         default:
             return PumpedEvent(kind: .other, event: other(event), at: at)
         }

@@ -1,7 +1,7 @@
 /// A property read asked of mpv without waiting (`mpv_get_property_async`): what it is for, and
 /// the generation of what asked, so that an answer to an older question is told apart. Both travel
 /// in mpv's reply_userdata: the purpose in the top byte, the generation below it.
-struct PropertyRead: Equatable, Hashable {
+struct PropertyRead: Equatable {
     enum Purpose: UInt64 {
         case audioFormat = 1, bitrate, seekable, duration, fileSize, chapters, metadata, trackList
 
