@@ -34,6 +34,13 @@ public struct PositionTracker: Equatable, Sendable {
     private var previousSample: MediaTime?
     /// While running: how far the last samples were from the estimate.
     private var departures: [MediaTime] = []
+    /// While running, after a change of rate, until the estimate has met the samples again: when
+    /// the rate changed. The sound already handed to the output plays out at the old rate (0.1 s
+    /// on PipeWire, 0.5 s on PulseAudio), and mpv's samples meanwhile scale it by the new one, so
+    /// the estimate is moved by a transient; the samples after it may then be 15 ms from the
+    /// estimate for good (measured: 15.04 ms on PulseAudio at 1.5), which the steady
+    /// `tolerance` would leave.
+    private var rateChangedAt: MonotonicTime?
 
     /// A departure beyond this, persisting over `persistence` samples, moves
     /// the estimate. Wider than jitter, and wider than the drift of a server's
@@ -44,6 +51,10 @@ public struct PositionTracker: Equatable, Sendable {
     public static let persistence = 3
     /// A departure this large is a real skip, not jitter: it moves the estimate at once.
     public static let jump: MediaTime = 500_000
+    /// After a change of rate, departures beyond this move the estimate, until one within
+    /// `tolerance` did (it has met the samples) or `realignment` has passed.
+    public static let realignTolerance: MediaTime = 3_000
+    public static let realignment: MonotonicTime = 3_000_000
     /// Two samples agree on the start of the audio when their implied start times are this close.
     public static let startAgreement: MonotonicTime = 3_000
     /// ... and when they came at least this far apart: two samples of one moment agree whatever
@@ -107,6 +118,7 @@ public struct PositionTracker: Equatable, Sendable {
         anchor = anchor.rebased(at: now, rate: rate)
         departures.removeAll()
         impliedStart = nil
+        rateChangedAt = anchor.running ? now : nil
     }
 
     /// Takes a sample of the backend's position. Returns true when the
@@ -124,13 +136,16 @@ public struct PositionTracker: Equatable, Sendable {
         }
         departures.append(departure)
         if departures.count > Self.persistence { departures.removeFirst() }
+        if let changed = rateChangedAt, now - changed > Self.realignment { rateChangedAt = nil }
+        let tolerance = rateChangedAt == nil ? Self.tolerance : Self.realignTolerance
         guard departures.count == Self.persistence,
-              departures.allSatisfy({ $0 > Self.tolerance }) || departures.allSatisfy({ $0 < -Self.tolerance }) else {
+              departures.allSatisfy({ $0 > tolerance }) || departures.allSatisfy({ $0 < -tolerance }) else {
             return false
         }
         let median = departures.sorted()[Self.persistence / 2]
         anchor = PositionAnchor(position: anchor.position(at: now) + median, at: now, rate: anchor.rate, running: true)
         departures.removeAll()
+        if abs(median) <= Self.tolerance { rateChangedAt = nil }
         return true
     }
 
@@ -172,6 +187,7 @@ public struct PositionTracker: Equatable, Sendable {
 
     private mutating func reset(awaiting: Bool) {
         awaitingAudio = awaiting
+        rateChangedAt = nil
         impliedStart = nil
         predictedStart = nil
         previousSample = nil

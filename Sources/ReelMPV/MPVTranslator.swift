@@ -45,8 +45,8 @@ struct MPVTranslator: Sendable {
     private var lastHeard: Heard?
     /// Behind a sink, samples jitter by ±10 ms: they are laid onto a line.
     private var smoother = SampleSmoother()
-    /// The rate last set, for the smoother's line.
-    private var speed = 1.0
+    /// The rate last set (for the smoother's line), and how far it puts mpv's samples ahead.
+    private var tempo = TempoLead()
 
     init(networkTimeout: Int, sinkProblem: String? = nil) {
         self.networkTimeout = networkTimeout
@@ -126,15 +126,21 @@ struct MPVTranslator: Sendable {
         if !paused { pausedSeekTarget = nil }
     }
 
-    mutating func setRate(_ rate: Double) { speed = rate }
+    mutating func setRate(_ rate: Double) { tempo.setRate(rate) }
 
     /// A seek to `target` (of the file) is about to be sent.
-    mutating func seeking(to target: MediaTime) { pausedSeekTarget = paused ? target : nil }
+    mutating func seeking(to target: MediaTime) {
+        pausedSeekTarget = paused ? target : nil
+        tempo.restart()
+    }
     /// mpv took the seek: it answers it once run.
     mutating func seekSent() { seeksUnanswered += 1 }
 
     /// The real position, given mpv's (on its timeline); nil when nothing plays.
-    func position(mpv: MediaTime?) -> MediaTime? { pausedSeekTarget ?? mpv.map(fileTime) }
+    func position(mpv: MediaTime?) -> MediaTime? { pausedSeekTarget ?? mpv.map { fileTime(heard($0)) } }
+
+    /// What is heard, by mpv's sample of the audio's clock: behind it by the tempo filter's lead.
+    private func heard(_ played: MediaTime) -> MediaTime { playing?.audioClock == true ? played - tempo.lead : played }
 
     // MARK: mpv's events
 
@@ -142,6 +148,7 @@ struct MPVTranslator: Sendable {
         switch event {
         case .startFile(let id):
             playing = PlayingFile(entry: id, openedAt: now, phase: .opening)
+            tempo.restart()
             return currentToken.map { [.event(.started($0))] } ?? []
         case .idle:
             return [.event(.idle)]
@@ -227,10 +234,10 @@ struct MPVTranslator: Sendable {
     private mutating func sample(_ played: MediaTime, _ token: LoadToken, sinkDelay: MediaTime?, at now: MonotonicTime) -> MediaTime {
         if let pausedSeekTarget { return pausedSeekTarget }
         // mpv counts audio as played once the sink took it; it is heard after the sink's delay.
-        guard let sinkDelay else { return fileTime(played) }
-        let heard = fileTime(smoother.smooth(played - sinkDelay, at: now, rate: speed))
-        lastHeard = Heard(token: token, position: heard)
-        return heard
+        guard let sinkDelay else { return fileTime(heard(played)) }
+        let position = fileTime(smoother.smooth(heard(played) - sinkDelay, at: now, rate: tempo.rate))
+        lastHeard = Heard(token: token, position: position)
+        return position
     }
 
     /// At the end of a drain: the failure held for its explanation.

@@ -92,6 +92,41 @@ final class PositionTrackerTests: XCTestCase {
         XCTAssertEqual(changes, 0)
     }
 
+    /// mpv's samples on PulseAudio around a change of rate from 1 to 1.5 (2026-12-05, µs since the
+    /// change, µs of the file): the sound already handed over plays out at rate 1 for 0.5 s while
+    /// the samples scale it by 1.5, so they start 278 ms below the estimate; after that they run
+    /// 15.04 ms above what the first correction left, just beyond the steady tolerance.
+    let pulseRateChange: [(MonotonicTime, MediaTime)] = [
+        (13_406, 24_034_559), (93_462, 24_154_910), (194_380, 24_321_173), (243_214, 24_394_406), (294_470, 24_471_287),
+        (373_199, 24_589_379), (433_158, 24_679_468), (493_446, 24_769_703), (544_794, 24_846_637), (613_538, 24_949_948),
+        (673_550, 25_039_996), (733_590, 25_129_961), (783_243, 25_204_313), (833_506, 25_279_786), (893_601, 25_370_017),
+    ]
+
+    func testAfterAChangeOfRateTheEstimateMeetsTheSamplesAgain() {
+        var tracker = PositionTracker()
+        tracker.run(PositionAnchor(position: 24_292_266, at: 0, rate: 1, running: true))
+        tracker.setRate(1.5, now: 0)
+        var changes = 0
+        for (t, sample) in pulseRateChange where tracker.observe(sample, at: t) { changes += 1 }
+        let (t, sample) = pulseRateChange.last!
+        XCTAssertEqual(tracker.position(at: t), sample, accuracy: 3_000)
+        XCTAssertEqual(changes, 2, "the transient, then the 15 ms it left")
+        // Met: steady jitter moves nothing again.
+        for i in 1...20 {
+            let at = t + MonotonicTime(i) * 50_000
+            XCTAssertFalse(tracker.observe(tracker.position(at: at) + (i % 2 == 0 ? 5_000 : -5_000), at: at))
+        }
+    }
+
+    func testWithoutAChangeOfRateAFifteenMillisecondDepartureStays() {
+        var tracker = PositionTracker()
+        tracker.run(PositionAnchor(position: 0, at: 0, rate: 1.5, running: true))
+        for i in 1...20 {
+            let at = MonotonicTime(i) * 50_000
+            XCTAssertFalse(tracker.observe(MediaTime(Double(at) * 1.5) + 15_000, at: at))
+        }
+    }
+
     func testRateScalesTheImpliedStart() {
         var tracker = PositionTracker(rate: 2)
         tracker.runWhenHeard(from: 10_000_000, now: 0)

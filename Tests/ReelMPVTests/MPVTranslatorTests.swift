@@ -149,6 +149,19 @@ final class MPVTranslatorTests: XCTestCase {
         XCTAssertEqual(loaded, [.event(.loaded(first, TrackMetadata(), seekable: false))])
     }
 
+    func testAtAnotherRateTheAudioClockIsReadBehindByTheTempoFiltersLead() {
+        var state = playing()
+        state.setRate(1.5)
+        XCTAssertEqual(state.translate(.position(10_000_000, clock: .audio, sinkDelay: nil), at: 0), [.event(.position(first, 9_960_000))])
+        XCTAssertEqual(state.position(mpv: 10_000_000), 9_960_000)
+        state.setRate(2)   // the filter is kept, and its count with it
+        XCTAssertEqual(state.position(mpv: 10_000_000), 10_000_000 - 45_000 + 25_000 / 3)
+        state.seeking(to: 5_000_000)   // mpv starts the filter again
+        XCTAssertEqual(state.position(mpv: 10_000_000), 9_955_000)
+        state.setRate(1)
+        XCTAssertEqual(state.position(mpv: 10_000_000), 10_000_000)
+    }
+
     func testTheVideoClockServesOnlyWhileTheAudioClockIsSilent() {
         var state = playing()
         XCTAssertEqual(state.translate(.position(1_000_000, clock: .video, sinkDelay: nil), at: 0), [.event(.position(first, 1_000_000))])
