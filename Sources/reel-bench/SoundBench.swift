@@ -3,6 +3,7 @@ import ReelCore
 import ReelDBus
 import ReelHarness
 import ReelMPRIS
+import ReelSystem
 
 /// What is heard, on a private sound server recorded from its monitor:
 /// reeld against mpv playing the same files as its own playlist.
@@ -11,6 +12,8 @@ struct SoundBench {
     static let frequencies = [300.0, 500.0, 700.0, 900.0]
     let tracks: [URL]
     let long: URL
+    /// 30 s of `Beeps`.
+    let beeps: URL
 
     struct Figures {
         /// Silence at each of the three transitions, µs.
@@ -23,6 +26,9 @@ struct SoundBench {
         var resume: [Double] = []
         /// Seeked signals in 30 s of steady playback.
         var steadySeeked = 0
+        /// Position minus the file time of each beep heard after a change to rate 1.5, from 0.4 s
+        /// after it (before, the audio handed over at rate 1 is still heard), µs.
+        var rateErrors: [Double] = []
     }
 
     typealias Start = (_ files: [URL], _ bus: PrivateBus, _ ao: String, _ env: [String: String], _ paused: Bool) throws -> Subject
@@ -36,7 +42,9 @@ struct SoundBench {
         }
         let long = dir.appendingPathComponent("steady.flac")
         try Tones.ffmpeg(["-f", "lavfi", "-i", "sine=frequency=600:duration=60:sample_rate=48000", "-ac", "2", long.path])
-        return SoundBench(tracks: tracks, long: long)
+        let beeps = dir.appendingPathComponent("beeps.flac")
+        try Beeps.make(beeps, title: "Beeps", seconds: 30)
+        return SoundBench(tracks: tracks, long: long, beeps: beeps)
     }
 
     func run(on server: SoundServer, _ start: Start) throws -> Figures {
@@ -44,6 +52,7 @@ struct SoundBench {
         try transitions(on: server, start, into: &figures)
         try playPause(on: server, start, into: &figures)
         try steady(on: server, start, into: &figures)
+        try rate(on: server, start, into: &figures)
         return figures
     }
 
@@ -107,5 +116,31 @@ struct SoundBench {
         try probe.waitForOwner()
         probe.listen(2) { _, _ in }
         probe.listen(30) { message, _ in if message.member == "Seeked" { figures.steadySeeked += 1 } }
+    }
+
+    /// Two seconds in, the rate goes to 1.5; Position is read every 30 ms for 3 s and held against
+    /// the beeps heard (PipeWire's recorder places them by the graph's clock).
+    private func rate(on server: SoundServer, _ start: Start, into figures: inout Figures) throws {
+        let bus = try PrivateBus()
+        let recording = try server.record(graphClock: server.kind == .pipewire)
+        try recording.waitUntilRunning()
+        let subject = try start([beeps], bus, server.kind.audioOutput, server.environment, false)
+        defer { subject.child.stop() }
+        let probe = try SignalClock(bus: bus, name: subject.busName)
+        try probe.waitForOwner()
+        probe.listen(2) { _, _ in }
+        let changed = monotonicNow()
+        try probe.set("Rate", .double(1.5))
+        var readings: [(at: MonotonicTime, position: MediaTime)] = []
+        while monotonicNow() < changed + 3_000_000 {
+            let asked = monotonicNow()
+            let position = try probe.get("Position").int64 ?? 0
+            readings.append(((asked + monotonicNow()) / 2, position))
+            probe.listen(0.03) { _, _ in }
+        }
+        recording.stop()
+        figures.rateErrors = Beeps.errors(heard: recording.sounds().map(\.start), readings: readings,
+                                          phases: [("rate 1.5", changed, 1.5)])
+            .filter { $0.after >= 400_000 }.map { Double($0.error) }
     }
 }

@@ -104,6 +104,11 @@ func printSound(_ rows: [(SoundServer.Kind, reel: SoundBench.Figures, mpv: Sound
               + "(\(whole(Stats(reel.resume).percentile(100)))) ms | \(whole(Stats(mpv.resume).median)) "
               + "(\(whole(Stats(mpv.resume).percentile(100)))) ms |")
         print("| Seeked in 30 s of steady playback | \(reel.steadySeeked) | \(mpv.steadySeeked) |")
+        func lead(_ errors: [Double]) -> String {
+            errors.isEmpty ? "n/a" : "\(whole(Stats(errors).median)) (\(whole(errors.max { abs($0) < abs($1) } ?? .nan))) ms"
+        }
+        print("| Position minus what is heard at rate 1.5, median of the beeps (furthest) | \(lead(reel.rateErrors)) | "
+              + "\(lead(mpv.rateErrors)) |")
     }
 }
 

@@ -295,29 +295,16 @@ final class SoundServerTests: DaemonTestCase {
         }
     }
 
-    /// A file of `seconds` that beeps (1 kHz) for 30 ms every half second of its own time.
+    /// A file of `seconds` of `Beeps`.
     private func beeps(_ name: String, seconds: Double) throws -> URL {
         let file = home.appendingPathComponent("\(name).flac")
-        try Tones.ffmpeg(["-f", "lavfi", "-i", "aevalsrc=if(lt(mod(t\\,0.5)\\,0.03)\\,0.3*sin(2*PI*1000*t)\\,0):s=48000:d=\(seconds)",
-                          "-ac", "2", "-metadata", "title=\(name)", file.path])
+        try Beeps.make(file, title: name, seconds: seconds)
         return file
     }
 
-    /// How far Position was from each beep heard: the Position read around it (two readings at
-    /// most 100 ms apart, between which Position moved as the clock did at the phase's rate: no
-    /// seek, pause or change of file between them) against the nearest half second of file time.
-    private func beepErrors(_ recording: Recording, _ readings: [PositionReading],
-                            _ phases: [(name: String, from: MonotonicTime, rate: Double)])
+    private func beepErrors(_ recording: Recording, _ readings: [PositionReading], _ phases: [Beeps.Phase])
         -> [(phase: String, after: MonotonicTime, error: MediaTime)] {
-        recording.sounds().map(\.start).compactMap { beep in
-            guard let phase = phases.last(where: { $0.from <= beep }),
-                  let i = readings.lastIndex(where: { $0.at <= beep }), i + 1 < readings.count else { return nil }
-            let (a, b) = (readings[i], readings[i + 1])
-            let moved = Double(b.position - a.position), elapsed = Double(b.at - a.at)
-            guard b.at - a.at <= 100_000, abs(moved - phase.rate * elapsed) <= 5_000 else { return nil }
-            let position = a.position + MediaTime(Double(beep - a.at) * phase.rate)
-            return (phase.name, beep - phase.from, position - (position + 250_000) / 500_000 * 500_000)
-        }
+        Beeps.errors(heard: recording.sounds().map(\.start), readings: readings, phases: phases)
     }
 
     func testPositionIsWhatIsHeardAcrossAGaplessTransitionOnPipeWire() throws { try checkGaplessPosition(on: .pipewire) }
