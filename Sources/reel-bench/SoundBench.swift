@@ -59,18 +59,15 @@ struct SoundBench {
     /// The four tracks played through: the silence at each transition, and
     /// when the new Metadata came relative to the new track being heard.
     private func transitions(on server: SoundServer, _ start: Start, into figures: inout Figures) throws {
-        let bus = try PrivateBus()
         let recording = try server.record()
         try recording.waitUntilRunning()
-        let subject = try start(tracks, bus, server.kind.audioOutput, server.environment, false)
-        defer { subject.child.stop() }
-        let probe = try SignalClock(bus: bus, name: subject.busName)
-        try probe.waitForOwner()
         var titles: [(String, Int64)] = []
-        probe.listen(Double(tracks.count) * 3 + 2.5) { message, at in
-            if let title = message.changed["Metadata"]?.dictionary?["xesam:title"]?.string { titles.append((title, at)) }
+        try playing(tracks, on: server, start) { probe in
+            probe.listen(Double(tracks.count) * 3 + 2.5) { message, at in
+                if let title = message.changed["Metadata"]?.dictionary?["xesam:title"]?.string { titles.append((title, at)) }
+            }
+            recording.stop()
         }
-        recording.stop()
         guard var cursor = recording.sounds().first?.start else { throw HarnessError("nothing was heard") }
         for (i, hz) in Self.frequencies.enumerated().dropFirst() {
             guard let onset = recording.onset(of: hz, after: cursor + 1_000_000) else { continue }
@@ -85,23 +82,21 @@ struct SoundBench {
     /// From a paused first load: PlayPause to the first sound; then five
     /// pauses and resumes, PlayPause to the sound coming back.
     private func playPause(on server: SoundServer, _ start: Start, into figures: inout Figures) throws {
-        let bus = try PrivateBus()
         let recording = try server.record()
         try recording.waitUntilRunning()
-        let subject = try start([long], bus, server.kind.audioOutput, server.environment, true)
-        defer { subject.child.stop() }
-        let probe = try SignalClock(bus: bus, name: subject.busName)
-        try probe.waitForOwner()
-        probe.listen(1) { _, _ in }
-        var sent: [Int64] = [try probe.send(MPRIS.player, "PlayPause")]
-        probe.listen(2.5) { _, _ in }
-        for _ in 0..<5 {
-            _ = try probe.send(MPRIS.player, "PlayPause")
-            probe.listen(0.6) { _, _ in }
-            sent.append(try probe.send(MPRIS.player, "PlayPause"))
-            probe.listen(0.8) { _, _ in }
+        let sent = try playing([long], on: server, paused: true, start) { probe in
+            probe.listen(1) { _, _ in }
+            var sent: [Int64] = [try probe.send(MPRIS.player, "PlayPause")]
+            probe.listen(2.5) { _, _ in }
+            for _ in 0..<5 {
+                _ = try probe.send(MPRIS.player, "PlayPause")
+                probe.listen(0.6) { _, _ in }
+                sent.append(try probe.send(MPRIS.player, "PlayPause"))
+                probe.listen(0.8) { _, _ in }
+            }
+            recording.stop()
+            return sent
         }
-        recording.stop()
         let latencies = sent.map { at in recording.firstSound(after: at).map { Double($0 - at) } ?? .nan }
         figures.firstStart = latencies[0]
         figures.resume = Array(latencies.dropFirst())
@@ -109,38 +104,45 @@ struct SoundBench {
 
     /// Seeked signals in 30 s of playback, from 2 s after the start.
     private func steady(on server: SoundServer, _ start: Start, into figures: inout Figures) throws {
-        let bus = try PrivateBus()
-        let subject = try start([long], bus, server.kind.audioOutput, server.environment, false)
-        defer { subject.child.stop() }
-        let probe = try SignalClock(bus: bus, name: subject.busName)
-        try probe.waitForOwner()
-        probe.listen(2) { _, _ in }
-        probe.listen(30) { message, _ in if message.member == "Seeked" { figures.steadySeeked += 1 } }
+        try playing([long], on: server, start) { probe in
+            probe.listen(2) { _, _ in }
+            probe.listen(30) { message, _ in if message.member == "Seeked" { figures.steadySeeked += 1 } }
+        }
     }
 
     /// Two seconds in, the rate goes to 1.5; Position is read every 30 ms for 3 s and held against
     /// the beeps heard (PipeWire's recorder places them by the graph's clock).
     private func rate(on server: SoundServer, _ start: Start, into figures: inout Figures) throws {
-        let bus = try PrivateBus()
         let recording = try server.record(graphClock: server.kind == .pipewire)
         try recording.waitUntilRunning()
-        let subject = try start([beeps], bus, server.kind.audioOutput, server.environment, false)
-        defer { subject.child.stop() }
-        let probe = try SignalClock(bus: bus, name: subject.busName)
-        try probe.waitForOwner()
-        probe.listen(2) { _, _ in }
-        let changed = monotonicNow()
-        try probe.set("Rate", .double(1.5))
         var readings: [(at: MonotonicTime, position: MediaTime)] = []
-        while monotonicNow() < changed + 3_000_000 {
-            let asked = monotonicNow()
-            let position = try probe.get("Position").int64 ?? 0
-            readings.append(((asked + monotonicNow()) / 2, position))
-            probe.listen(0.03) { _, _ in }
+        let changed = try playing([beeps], on: server, start) { probe in
+            probe.listen(2) { _, _ in }
+            let changed = monotonicNow()
+            try probe.set("Rate", .double(1.5))
+            while monotonicNow() < changed + 3_000_000 {
+                let asked = monotonicNow()
+                let position = try probe.get("Position").int64 ?? 0
+                readings.append(((asked + monotonicNow()) / 2, position))
+                probe.listen(0.03) { _, _ in }
+            }
+            recording.stop()
+            return changed
         }
-        recording.stop()
         figures.rateErrors = Beeps.errors(heard: recording.sounds().map(\.start), readings: readings,
                                           phases: [("rate 1.5", changed, 1.5)])
             .filter { $0.after >= 400_000 }.map { Double($0.error) }
+    }
+
+    /// Starts the player on `files` on a bus of its own and runs `body` with a probe on it; the
+    /// player stops after.
+    private func playing<T>(_ files: [URL], on server: SoundServer, paused: Bool = false, _ start: Start,
+                            _ body: (SignalClock) throws -> T) throws -> T {
+        let bus = try PrivateBus()
+        let subject = try start(files, bus, server.kind.audioOutput, server.environment, paused)
+        defer { subject.child.stop() }
+        let probe = try SignalClock(bus: bus, name: subject.busName)
+        try probe.waitForOwner()
+        return try body(probe)
     }
 }
