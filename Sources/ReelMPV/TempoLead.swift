@@ -15,7 +15,9 @@ import ReelCore
 /// search window then jumps by `centre × (new / old − 1)`, which the count never sees, and the
 /// lead shrinks by that much (0.75 then 1.5: 18.5 ms measured, 15 by this; 1.25, 1.5 then 2:
 /// 37 ms measured, 32 by this). mpv starts the filter afresh when the rate leaves 1, at a
-/// seek and with each file.
+/// seek and with each file. The model is only approximate over many such changes, so the engine
+/// restarts the sound at them where it can seek (`Engine.rateChanged`); the count is followed
+/// for a stream that cannot.
 struct TempoLead: Equatable, Sendable {
     /// Half of scaletempo2's default search interval (30 ms) and half its window (20 ms).
     static let centre = 25_000.0

@@ -253,9 +253,12 @@ final class SoundServerTests: DaemonTestCase {
     /// graph's clock; 4-5 ms on PulseAudio, placed by their arrival). At rates other than 1, from
     /// 0.4 s after the change: before, the audio played at the old rate is still heard. There
     /// mpv 0.35's tempo filter reads ahead of what is heard, and reel takes its lead off
-    /// (`TempoLead`): 35-46 ms ahead at 1.5 before, -6 to 6 ms after (20 runs). At 2, reached
-    /// from 1.5, the filter is kept with its count, which that change leaves off by 0 or one hop
-    /// (10 ms) on PipeWire, by where its window stood; held to 15 ms (0-11 ms measured, 49 before).
+    /// (`TempoLead`): 35-46 ms ahead at 1.5 before, -6 to 6 ms after (20 runs). A change between
+    /// two rates other than 1 restarts the sound where it is heard, with the filter afresh: after
+    /// six changes between 0.25 and 4, Position at 1.5 was 38 ms behind (PipeWire) or 119 ms ahead
+    /// (PulseAudio) of what was heard before; 0-6 ms after (10 runs). At 2 on PipeWire, Position
+    /// reads one steady 5-6 or 10-11 ms ahead by run (7 of 10 runs: 10-11), with the filter kept
+    /// or afresh, which the model does not explain; held to 15 ms there (-2 to 3 on PulseAudio).
     private func checkTransitions(on kind: SoundServer.Kind) throws {
         let file = try beeps("beeps", seconds: 40)
         let recording = try play([file], on: kind, graphClock: kind == .pipewire)
@@ -279,18 +282,28 @@ final class SoundServerTests: DaemonTestCase {
         phases.append(("rate 2", monotonicNow(), 2))
         try set("Rate", .double(2))
         try read(for: 2)
+        for _ in 0..<3 {
+            for rate in [0.25, 4] {
+                phases.append(("changing", monotonicNow(), rate))
+                try set("Rate", .double(rate))
+                try read(for: 0.2)
+            }
+        }
+        phases.append(("rate 1.5 after six changes", monotonicNow(), 1.5))
+        try set("Rate", .double(1.5))
+        try read(for: 2)
         recording.stop()
 
         let errors = beepErrors(recording, readings, phases)
         let late = lateCycle(leads: errors.filter { !$0.phase.hasPrefix("rate") }.map(\.error), in: recording, bound: 10_000)
-        for phase in phases.map(\.name) {
+        for phase in phases.map(\.name) where phase != "changing" {
             let all = errors.filter { $0.phase == phase }
             print("\(phase) on \(kind.name): \(all.count) beeps heard; ms after it: Position from each, ms: "
                   + all.map { "\($0.after / 1000): \(($0.error - late) / 1000)" }.joined(separator: ", "))
             let found = all.filter { !phase.hasPrefix("rate") || $0.after >= 400_000 }.map { $0.error - late }
             XCTAssertGreaterThanOrEqual(found.count, 2, "too few beeps heard after the \(phase) on \(kind.name) to judge")
             let worst = found.map(abs).max() ?? 0
-            let bound: MediaTime = phase == "rate 2" ? 15_000 : 10_000
+            let bound: MediaTime = phase == "rate 2" && kind == .pipewire ? 15_000 : 10_000
             XCTAssertLessThanOrEqual(worst, bound, "after the \(phase) on \(kind.name), Position was \(worst / 1000) ms from what was heard")
         }
     }

@@ -223,6 +223,35 @@ final class EngineTransportTests: XCTestCase {
         XCTAssertEqual(h.engine.snapshot.rate, 2)
     }
 
+    /// mpv 0.35's tempo filter drifts across a change between two rates other than 1; a restart
+    /// where the sound is heard starts it afresh. A change from or to 1 needs none.
+    func testAChangeBetweenTwoRatesOtherThanOneRestartsWhereTheSoundIsHeard() {
+        var h = Harness(uris: uris, play: true)
+        h.finishLoad()
+        h.advance(ms: 1000)
+        h.command(.setRate(1.5))
+        XCTAssertEqual(h.backend.seeks, [], "from 1 the filter starts afresh")
+        h.advance(ms: 1000)
+        let heard = h.position
+        h.command(.setRate(2))
+        XCTAssertEqual(h.playbackEffects, [.backend(.setRate(2)), .backend(.seek(to: heard)), .announce(.seeked(heard))])
+        XCTAssertEqual(h.position, heard, "held until the restart is heard")
+        h.event(.restarted(h.token, position: heard))
+        h.command(.setRate(1))
+        XCTAssertEqual(h.backend.seeks, [heard], "to 1 the filter is taken out")
+    }
+
+    func testAChangeOfRateWhileStoppedOrOnAStreamThatCannotSeekDoesNotSeek() {
+        var h = Harness(uris: uris, play: true)
+        h.finishLoad(seekable: false)
+        h.command(.setRate(1.5))
+        h.command(.setRate(2))
+        XCTAssertEqual(h.backend.seeks, [])
+        h.command(.stop)
+        h.command(.setRate(3))
+        XCTAssertEqual(h.backend.seeks, [])
+    }
+
     func testRateZeroPausesAndRateNeverReadsZero() {
         var h = Harness(uris: uris, play: true)
         h.finishLoad()
