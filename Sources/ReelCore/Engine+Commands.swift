@@ -392,8 +392,11 @@ extension Engine {
         tracker.setRate(rate, now: now)
         state.load?.window.updateIncoming { $0.tracker?.setRate(rate, now: now) }
         var effects: [Effect] = [.backend(.setRate(rate))]
-        if before != 1, rate != 1, let load = state.load, load.seekable, !load.pending,
-           state.status != .stopped {
+        // Not while the next entry has started under the tail of this one: mpv's file is the next
+        // one, which starts its filter afresh anyway. Not into an output that cannot take back what
+        // it holds (snapserver's second): the rooms would hear that second again.
+        if before != 1, rate != 1, incoming == nil, outputDelay == 0, let load = state.load, load.seekable,
+           !load.pending, state.status != .stopped {
             effects += seek(to: tracker.position(at: now), now: now)
         }
         tellWidgets(now: now)

@@ -241,6 +241,15 @@ final class EngineTransportTests: XCTestCase {
         XCTAssertEqual(h.backend.seeks, [heard], "to 1 the filter is taken out")
     }
 
+    func testAChangeOfRateUnderTheTailOfTheLastEntryDoesNotSeekTheNextOne() {
+        var h = Harness(uris: uris, play: true)
+        h.finishLoad()
+        h.command(.setRate(1.5))
+        h.playIntoQueued()
+        h.command(.setRate(2))
+        XCTAssertEqual(h.backend.seeks, [], "mpv's file is the next entry, whose filter starts afresh")
+    }
+
     func testAChangeOfRateWhileStoppedOrOnAStreamThatCannotSeekDoesNotSeek() {
         var h = Harness(uris: uris, play: true)
         h.finishLoad(seekable: false)
@@ -250,6 +259,15 @@ final class EngineTransportTests: XCTestCase {
         h.command(.stop)
         h.command(.setRate(3))
         XCTAssertEqual(h.backend.seeks, [])
+    }
+
+    func testAChangeOfRateIntoSnapserverDoesNotSeek() {
+        var h = Harness(uris: uris, play: true)
+        h.engine.outputDelay = 1_000_000
+        h.finishLoad()
+        h.command(.setRate(1.5))
+        h.command(.setRate(2))
+        XCTAssertEqual(h.backend.seeks, [], "the rooms would hear the second in the pipes again")
     }
 
     func testRateZeroPausesAndRateNeverReadsZero() {
