@@ -241,7 +241,7 @@ final class EngineTransportTests: XCTestCase {
         XCTAssertEqual(h.backend.seeks, [heard], "to 1 the filter is taken out")
     }
 
-    func testAChangeOfRateUnderTheTailOfTheLastEntryDoesNotSeekTheNextOne() {
+    func testAChangeOfRateUnderThePreviousEntrysTailDoesNotSeekTheNextOne() {
         var h = Harness(uris: uris, play: true)
         h.finishLoad()
         h.command(.setRate(1.5))
