@@ -256,9 +256,10 @@ final class SoundServerTests: DaemonTestCase {
     /// (`TempoLead`): 35-46 ms ahead at 1.5 before, -6 to 6 ms after (20 runs). A change between
     /// two rates other than 1 restarts the sound where it is heard, with the filter afresh: after
     /// six changes between 0.25 and 4, Position at 1.5 was 38 ms behind (PipeWire) or 119 ms ahead
-    /// (PulseAudio) of what was heard before; 0-6 ms after (10 runs). At 2 on PipeWire, Position
-    /// reads one steady 5-6 or 10-11 ms ahead by run (7 of 10 runs: 10-11), with the filter kept
-    /// or afresh, which the model does not explain; held to 15 ms there (-2 to 3 on PulseAudio).
+    /// (PulseAudio) of what was heard before; 0-6 ms after (10 runs). At 2, each beep is heard
+    /// where the filter's blocks put its onset, which hangs on where the filter started: from
+    /// eight starts 2.5 ms apart, 3-12 ms on PipeWire and -5 to 2 on PulseAudio, the same shape on
+    /// both (by run here: 5-6 or 10-11 on PipeWire); held to 15 ms on PipeWire there.
     private func checkTransitions(on kind: SoundServer.Kind) throws {
         let file = try beeps("beeps", seconds: 40)
         let recording = try play([file], on: kind, graphClock: kind == .pipewire)
