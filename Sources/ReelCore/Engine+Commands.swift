@@ -380,23 +380,26 @@ extension Engine {
 
     /// Playback runs at `rate` from now on: the estimates, the backend and the widgets.
     ///
-    /// A change between two rates other than 1 also restarts the sound where it is heard. mpv 0.35
-    /// keeps its tempo filter across such a change, and the filter's count of the audio it holds
-    /// then drifts: ten changes between 0.25 and 4 left Position 175 ms behind what was heard,
-    /// twenty between 1.5 and 2 put it 8 ms further ahead, and each further change adds to it. A
-    /// restart starts the filter afresh, so Position is exact again (within 5 ms, as after a
-    /// first change), and the new rate is heard at once instead of after the output's buffer at
-    /// the old one. It is not heard as a gap in a tone (0-4 ms of silence).
+    /// A change of rate also restarts the sound where it is heard, for two reasons that the
+    /// sound tests measured. The output's buffer was made at the old rate, and until it has played
+    /// out (0.1 s on PipeWire, 0.5 s on PulseAudio) mpv's samples scale it by the new one: Position
+    /// was 64 ms behind or 107 ms ahead of what was heard 0.2 s after a change to 1.5. And mpv 0.35
+    /// keeps its tempo filter across a change between two rates other than 1, whose count of the
+    /// audio it holds then drifts: six changes between 0.25 and 4 left Position 38 ms behind
+    /// (PipeWire) or 119 ms ahead (PulseAudio) for good. After a restart the new rate is heard at
+    /// once, with the filter afresh, and Position is within 7 ms from the first beep heard. The
+    /// price: 1-4 ms of silence in a tone, and on PipeWire one graph cycle (42.7 ms) in 2 of 35
+    /// changes, as at any seek.
     mutating func rateChanged(now: MonotonicTime) -> [Effect] {
-        let before = tracker.anchor.rate, rate = self.rate
+        let rate = self.rate
         tracker.setRate(rate, now: now)
         state.load?.window.updateIncoming { $0.tracker?.setRate(rate, now: now) }
         var effects: [Effect] = [.backend(.setRate(rate))]
         // Not while the next entry has started under the tail of this one: mpv's file is the next
         // one, which starts its filter afresh anyway. Not into an output that cannot take back what
         // it holds (snapserver's second): the rooms would hear that second again.
-        if before != 1, rate != 1, incoming == nil, outputDelay == 0, let load = state.load, load.seekable,
-           !load.pending, state.status != .stopped {
+        if incoming == nil, outputDelay == 0, let load = state.load, load.seekable, !load.pending,
+           state.status != .stopped {
             effects += seek(to: tracker.position(at: now), now: now)
         }
         tellWidgets(now: now)

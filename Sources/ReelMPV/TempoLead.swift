@@ -16,8 +16,8 @@ import ReelCore
 /// lead shrinks by that much (0.75 then 1.5: 18.5 ms measured, 15 by this; 1.25, 1.5 then 2:
 /// 37 ms measured, 32 by this). mpv starts the filter afresh when the rate leaves 1, at a
 /// seek and with each file. The model is only approximate over many such changes, so the engine
-/// restarts the sound at them where it can seek (`Engine.rateChanged`); the count is followed
-/// for a stream that cannot.
+/// restarts the sound at every change of rate where it can (`Engine.rateChanged`); the count
+/// is followed for a stream that cannot seek and behind Snapcast.
 struct TempoLead: Equatable, Sendable {
     /// Half of scaletempo2's default search interval (30 ms) and half its window (20 ms).
     static let centre = 25_000.0
