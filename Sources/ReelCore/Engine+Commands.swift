@@ -398,8 +398,7 @@ extension Engine {
         // Not while the next entry has started under the tail of this one: mpv's file is the next
         // one, which starts its filter afresh anyway. Not into an output that cannot take back what
         // it holds (snapserver's second): the rooms would hear that second again.
-        if incoming == nil, outputDelay == 0, let load = state.load, load.seekable, !load.pending,
-           state.status != .stopped {
+        if incoming == nil, outputDelay == 0, let load = state.load, load.seekable, !load.pending {
             effects += seek(to: tracker.position(at: now), now: now)
         }
         tellWidgets(now: now)

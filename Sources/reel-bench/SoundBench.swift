@@ -27,7 +27,8 @@ struct SoundBench {
         /// Seeked signals in 30 s of steady playback.
         var steadySeeked = 0
         /// Position minus the file time of each beep heard after a change to rate 1.5, from 0.4 s
-        /// after it (before, the audio handed over at rate 1 is still heard), µs.
+        /// after it, µs: mpv first plays out the audio it handed over at rate 1 (reeld restarts
+        /// the sound at the change), and both are measured alike.
         var rateErrors: [Double] = []
     }
 

@@ -257,10 +257,10 @@ final class SoundServerTests: DaemonTestCase {
     /// buffer played on at the old rate, and Position was 64 ms behind or 107 ms ahead 0.2 s
     /// after the change to 1.5, so beeps counted from 0.4 s on; and after six changes between
     /// 0.25 and 4, with the filter kept, it was 38 ms behind (PipeWire) or 119 ms ahead
-    /// (PulseAudio) for good. At 2, each beep is heard
-    /// where the filter's blocks put its onset, which hangs on where the filter started: from
-    /// eight starts 2.5 ms apart, 3-12 ms on PipeWire and -5 to 2 on PulseAudio, the same shape on
-    /// both (by run here: 5-6 or 10-11 on PipeWire); held to 15 ms on PipeWire there.
+    /// (PulseAudio) for good. At 2, each beep is heard where the filter's blocks put its onset,
+    /// which hangs on where the filter started: from eight starts 2.5 ms apart, 3-12 ms on
+    /// PipeWire and -5 to 2 on PulseAudio, the same shape on both (by run here: 5-6 or 10-11 on
+    /// PipeWire); held to 15 ms on PipeWire there.
     private func checkTransitions(on kind: SoundServer.Kind) throws {
         let file = try beeps("beeps", seconds: 40)
         let recording = try play([file], on: kind, graphClock: kind == .pipewire)
