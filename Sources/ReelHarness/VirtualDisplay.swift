@@ -11,7 +11,10 @@ public final class VirtualDisplay: @unchecked Sendable {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/Xvfb") else { throw HarnessError("Xvfb is not installed") }
         let out = Pipe()
         // -displayfd: Xvfb picks a free display and writes its number once it accepts clients.
-        server = try SpawnedProcess("/usr/bin/Xvfb", ["-displayfd", "1", "-screen", "0", size, "-nolisten", "tcp"],
+        // -noreset: by default Xvfb resets when its last client leaves, and the reset drops any
+        // client that connected meanwhile (xserver#1102): a screenshot ending as Cantata
+        // connected failed a CI run. Four loops of xdpyinfo lose 14-20 of 600 without it, 0 with.
+        server = try SpawnedProcess("/usr/bin/Xvfb", ["-displayfd", "1", "-noreset", "-screen", "0", size, "-nolisten", "tcp"],
                                     environment: ProcessInfo.processInfo.environment,
                                     stdout: out.fileHandleForWriting.fileDescriptor)
         try out.fileHandleForWriting.close()
