@@ -9,6 +9,20 @@ func say(_ line: String) {
     FileHandle.standardError.write(Data((line + "\n").utf8))
 }
 
+// An unknown argument (`--help` among them) prints what there is rather than starting the
+// whole bench, which takes minutes and starts servers.
+let parts = ["--latency", "--widgets", "--sound", "--talk", "--queue", "--footprint", "--cache", "--snapcast",
+             "--mpd", "--network", "--library"]
+for (i, argument) in CommandLine.arguments.enumerated().dropFirst()
+where !parts.contains(argument) && argument != "--mpd-profile" && CommandLine.arguments[i - 1] != "--mpd-profile" {
+    say("""
+        usage: reel-bench [PART...]
+        With no PART, every part but --latency and --mpd-profile runs (make bench).
+        Parts: \(parts.joined(separator: " ")) --mpd-profile [REQUEST]
+        """)
+    exit(argument == "--help" || argument == "-h" ? 0 : 2)
+}
+
 let dir = FileManager.default.temporaryDirectory.appendingPathComponent("reel-bench-\(getpid())")
 try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
 
@@ -284,6 +298,8 @@ if libraryOnly {
 }
 let reel = try run { try Subject.reeld(files: files, bus: $0) }
 let mpv = try run { try Subject.mpvMPRIS(files: files, bus: $0) }
+// `reel-bench --widgets` measures only the ao=null table: latency, drift after each change, usage.
+let widgetsOnly = CommandLine.arguments.contains("--widgets")
 // In a function of its own: a bus held by a global outlives the run (exit runs no deinit).
 func measureBareMPV() throws -> Usage {
     let bus = try PrivateBus()
@@ -294,6 +310,30 @@ func measureBareMPV() throws -> Usage {
     return Usage.measure(pid: bare.child.process.processIdentifier, seconds: 10)
 }
 let bareUsage = try measureBareMPV()
+
+func printWidgets() {
+    print("With ao=null:\n")
+    print("| measure | reeld | mpv + mpv-mpris |")
+    print("|---|---|---|")
+    print("| PlayPause → PropertiesChanged, p50 (200 calls) | \(ms(reel.latency.median)) | \(ms(mpv.latency.median)) |")
+    print("| PlayPause → PropertiesChanged, p99 | \(ms(reel.latency.percentile(99))) | \(ms(mpv.latency.percentile(99))) |")
+    print("| Next → new Metadata, p50 (20 calls) | \(ms(reel.next.median)) | \(ms(mpv.next.median)) |")
+    for change in Measure.Change.allCases {
+        print("| widget drift 0.5 s after \(change.rawValue), median of 7 (max) | "
+              + "\(ms(reel.drift[change]!.median)) (\(ms(reel.drift[change]!.percentile(100)))) | "
+              + "\(ms(mpv.drift[change]!.median)) (\(ms(mpv.drift[change]!.percentile(100)))) |")
+    }
+    print("| signals during 10 s of steady playback | \(reel.steadySignals) | \(mpv.steadySignals) |")
+    print("| RSS while playing | \(reel.usage.rssKiB / 1024) MiB | \(mpv.usage.rssKiB / 1024) MiB |")
+    print("| CPU over 10 s of playback | \(String(format: "%.1f", reel.usage.cpuPercent)) % | "
+          + "\(String(format: "%.1f", mpv.usage.cpuPercent)) % |")
+    print("\nBare `mpv --no-video` on the same file: RSS \(bareUsage.rssKiB / 1024) MiB, "
+          + "CPU \(String(format: "%.1f", bareUsage.cpuPercent)) %.")
+}
+if widgetsOnly {
+    printWidgets()
+    finish()
+}
 
 let sound = try soundFigures()
 say("trimmed silence: a generated talk on PulseAudio")
@@ -325,23 +365,7 @@ let cpu = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
 let formatter = DateFormatter()
 formatter.dateFormat = "yyyy-MM-dd"
 print("Measured \(formatter.string(from: Date())) on \(cpu), \(ProcessInfo.processInfo.activeProcessorCount) cores.\n")
-print("With ao=null:\n")
-print("| measure | reeld | mpv + mpv-mpris |")
-print("|---|---|---|")
-print("| PlayPause → PropertiesChanged, p50 (200 calls) | \(ms(reel.latency.median)) | \(ms(mpv.latency.median)) |")
-print("| PlayPause → PropertiesChanged, p99 | \(ms(reel.latency.percentile(99))) | \(ms(mpv.latency.percentile(99))) |")
-print("| Next → new Metadata, p50 (20 calls) | \(ms(reel.next.median)) | \(ms(mpv.next.median)) |")
-for change in Measure.Change.allCases {
-    print("| widget drift 0.5 s after \(change.rawValue), median of 7 (max) | "
-          + "\(ms(reel.drift[change]!.median)) (\(ms(reel.drift[change]!.percentile(100)))) | "
-          + "\(ms(mpv.drift[change]!.median)) (\(ms(mpv.drift[change]!.percentile(100)))) |")
-}
-print("| signals during 10 s of steady playback | \(reel.steadySignals) | \(mpv.steadySignals) |")
-print("| RSS while playing | \(reel.usage.rssKiB / 1024) MiB | \(mpv.usage.rssKiB / 1024) MiB |")
-print("| CPU over 10 s of playback | \(String(format: "%.1f", reel.usage.cpuPercent)) % | "
-      + "\(String(format: "%.1f", mpv.usage.cpuPercent)) % |")
-print("\nBare `mpv --no-video` on the same file: RSS \(bareUsage.rssKiB / 1024) MiB, "
-      + "CPU \(String(format: "%.1f", bareUsage.cpuPercent)) %.")
+printWidgets()
 printSound(sound)
 printTalk(talk)
 printQueueFigures(queueScale)
