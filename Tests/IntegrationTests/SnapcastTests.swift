@@ -190,15 +190,21 @@ extension SnapcastTests {
         try server.start()
         _ = try lastError(timeout: 15) { $0.isEmpty }
         let back = monotonicNow()
-        try readPositions(for: 4, into: &readings)
+        try readPositions(for: 6, into: &readings)
         room.stop()
         XCTAssertGreaterThan(try position(), held + 1_500_000, "playback did not go on")
-        // It goes on from what the room heard last: the next step arrives when Position says.
+        // It goes on from what the room heard last: the next step arrives when Position says. The
+        // room is snapclient, which reconnects on its own timer: it plays again 1.4 s after
+        // snapserver is back here, and once, on a loaded machine, missed the whole next step; then
+        // the first step it plays is the one to check.
         let next = Int(held / 1_000_000) + 1
-        let onset = try XCTUnwrap(step(next, in: room, after: back), "the room never played \(next) s after snapserver came back")
+        guard let (k, onset) = (next...next + 2).lazy.compactMap({ k in self.step(k, in: room, after: back).map { (k, $0) } }).first else {
+            throw TestFailure("the room played none of steps \(next) to \(next + 2) s after snapserver came back; it played "
+                              + "\(room.sounds(from: back).map { "\(($0.start - back) / 1000)-\(($0.end - back) / 1000) ms" }) after")
+        }
         let said = try XCTUnwrap(reported(at: onset, readings))
-        XCTAssertEqual(Double(said), Double(next * 1_000_000), accuracy: 50_000,
-                       "Position said \(said) when the room reached \(next) s after snapserver came back")
+        XCTAssertEqual(Double(said), Double(k * 1_000_000), accuracy: 50_000,
+                       "Position said \(said) when the room reached \(k) s after snapserver came back")
     }
 
     func testASnapserverThatStopsReadingIsReportedAndPlaybackWaitsForIt() throws {
