@@ -298,8 +298,6 @@ if libraryOnly {
 }
 let reel = try run { try Subject.reeld(files: files, bus: $0) }
 let mpv = try run { try Subject.mpvMPRIS(files: files, bus: $0) }
-// `reel-bench --widgets` measures only the ao=null table: latency, drift after each change, usage.
-let widgetsOnly = CommandLine.arguments.contains("--widgets")
 // In a function of its own: a bus held by a global outlives the run (exit runs no deinit).
 func measureBareMPV() throws -> Usage {
     let bus = try PrivateBus()
@@ -330,7 +328,8 @@ func printWidgets() {
     print("\nBare `mpv --no-video` on the same file: RSS \(bareUsage.rssKiB / 1024) MiB, "
           + "CPU \(String(format: "%.1f", bareUsage.cpuPercent)) %.")
 }
-if widgetsOnly {
+// `reel-bench --widgets` measures only the ao=null table: latency, drift after each change, usage.
+if CommandLine.arguments.contains("--widgets") {
     printWidgets()
     finish()
 }
