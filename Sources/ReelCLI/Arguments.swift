@@ -90,6 +90,12 @@ public enum Arguments {
         if ["add", "lib", "download", "sync"].contains(verb), let end = operands.firstIndex(of: "--") {
             operands.remove(at: end)
         }
+        // An empty name ("$UNSET") was made absolute as the working directory, and the daemon then
+        // refused a directory the user never named.
+        let named = verb == "lib" ? operands.first.flatMap { CommandSpec.named($0, in: spec.subcommands) } : spec
+        if named?.operands == .files || verb == "download", operands.contains("") {
+            throw UsageError("\(verb): an empty argument names no file, URL or ID")
+        }
         func flags(_ allowed: Set<String>) throws -> Set<String> {
             for o in operands where !allowed.contains(o) { throw UsageError("\(verb): unexpected argument \(o)") }
             return Set(operands)

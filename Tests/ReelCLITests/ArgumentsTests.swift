@@ -43,6 +43,17 @@ final class ArgumentsTests: XCTestCase {
         }
     }
 
+    func testAnEmptyNameIsAUsageError() {
+        // Made absolute, "" was the working directory: `reel add "$UNSET"` must say what is wrong.
+        for args in [["add", ""], ["add", "a.ogg", ""], ["add", "--", ""], ["start", ""], ["lib", "add", ""],
+                     ["download", ""], ["sync", ""]] {
+            XCTAssertThrowsError(try Arguments.parse(args), "\(args)") { error in
+                XCTAssertTrue("\(error)".contains("an empty argument"), "\(args): \(error)")
+            }
+        }
+        XCTAssertEqual(try Arguments.parse(["lib", "ls", ""]).1, .libList(query: "", json: false, limit: -1))
+    }
+
     func testTimeText() {
         XCTAssertEqual(ClockText.parse("0.000001"), 1)
         XCTAssertEqual(ClockText.parse("1:02:03.5"), 3_723_500_000)
