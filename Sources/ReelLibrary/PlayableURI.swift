@@ -44,9 +44,21 @@ public enum PlayableURI {
     public static func expand(_ text: String) -> Result<[String], URIProblem> {
         validate(text).flatMap { uri in
             guard let url = URL(string: uri), url.isFileURL, Importer.isPlaylist(url.path) else { return .success([uri]) }
-            let entries = Importer.playlistEntries(url.path).entries.compactMap { try? validate($0).get() }
+            let expansion = Importer.playlistEntries(url.path)
+            var problems = expansion.problems.map { "\($0.0): \($0.1)" }
+            var entries: [String] = []
+            for entry in expansion.entries {
+                switch validate(entry) {
+                case .success(let uri): entries.append(uri)
+                case .failure(let problem): problems.append(problem.description)
+                }
+            }
             guard !entries.isEmpty else {
-                return .failure(URIProblem.invalid("the playlist \(url.path) has nothing reel can play"))
+                // Say why, or the user is left to guess among missing files, relative names and the entry limit.
+                let why = problems.first.map { first in
+                    ": " + quoted(first) + (problems.count > 1 ? " and \(problems.count - 1) more problem\(problems.count > 2 ? "s" : "")" : "")
+                } ?? " (it lists no entries)"
+                return .failure(URIProblem.invalid("the playlist \(url.path) has nothing reel can play\(why)"))
             }
             return .success(entries)
         }

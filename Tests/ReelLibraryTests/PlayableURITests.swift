@@ -35,6 +35,24 @@ final class PlayableURITests: XCTestCase {
         }
     }
 
+    func testAPlaylistWithNothingToPlaySaysWhy() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("reel-uri-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        func refusal(_ name: String, _ text: String) throws -> String {
+            let list = dir.appendingPathComponent(name)
+            try Data(text.utf8).write(to: list)
+            guard case .failure(let problem) = PlayableURI.expand(list.path) else { XCTFail("\(name) accepted"); return "" }
+            XCTAssertFalse(problem.description.contains("\n"), "a newline reached the error: \(problem)")
+            return problem.description
+        }
+        let missing = try refusal("missing.m3u", "/no/such/a.ogg\n/no/such/b\nc.ogg\n")
+        XCTAssertTrue(missing.contains("/no/such/a.ogg: no such file") && missing.hasSuffix("and 2 more problems"), missing)
+        XCTAssertTrue(try refusal("empty.m3u", "#EXTM3U\n").hasSuffix("(it lists no entries)"))
+        let past = try refusal("long.m3u", String(repeating: "/no/such.ogg\n", count: Importer.maxPlaylistEntries + 1))
+        XCTAssertTrue(past.contains("no such file"), past)
+    }
+
     func testAbsoluteMeansAPathOrAPlayableScheme() {
         XCTAssertTrue(URLParts.isAbsolute("/music/a.ogg"))
         XCTAssertTrue(URLParts.isAbsolute("HTTPS://example.org/a.mp3"))
