@@ -45,19 +45,23 @@ public enum PlayableURI {
         validate(text).flatMap { uri in
             guard let url = URL(string: uri), url.isFileURL, Importer.isPlaylist(url.path) else { return .success([uri]) }
             let expansion = Importer.playlistEntries(url.path)
-            var problems = expansion.problems.map { "\($0.0): \($0.1)" }
+            // Only the first problem is told, and only when nothing plays: the rest are counted, not written out.
+            var firstProblem = expansion.problems.first.map { "\($0.0): \($0.1)" }
+            var problemCount = expansion.problems.count
             var entries: [String] = []
             for entry in expansion.entries {
                 switch validate(entry) {
                 case .success(let uri): entries.append(uri)
-                case .failure(let problem): problems.append(problem.description)
+                case .failure(let problem):
+                    problemCount += 1
+                    if firstProblem == nil { firstProblem = problem.description }
                 }
             }
             guard !entries.isEmpty else {
                 // Say why, or the user is left to guess among missing files, relative names and the entry limit.
-                let why = problems.first.map { first in
-                    ": " + quoted(first) + (problems.count > 1 ? " and \(problems.count - 1) more problem\(problems.count > 2 ? "s" : "")" : "")
-                } ?? " (it lists no entries)"
+                let more = problemCount - 1
+                let why = firstProblem.map { ": " + quoted($0) + (more > 0 ? " and \(more) more problem" + (more > 1 ? "s" : "") : "") }
+                    ?? " (it lists no entries)"
                 return .failure(URIProblem.invalid("the playlist \(url.path) has nothing reel can play\(why)"))
             }
             return .success(entries)
