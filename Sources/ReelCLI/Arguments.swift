@@ -85,15 +85,16 @@ public enum Arguments {
         if word == "__complete" { return (options, .complete(Array(rest))) }
         guard let spec = CommandSpec.named(word) else { throw UsageError("unknown command \(word) (reel help lists them)") }
         let verb = spec.name
-        // "--" ends the options: what follows is taken as it is, even "-name.ogg".
         var operands = Array(rest)
-        if ["add", "lib", "download", "sync"].contains(verb), let end = operands.firstIndex(of: "--") {
+        let named = verb == "lib" ? operands.first.flatMap { CommandSpec.named($0, in: spec.subcommands) } : spec
+        let takesNames = named?.operands == .files || verb == "download"
+        // "--" ends the options: what follows is taken as it is, even "-name.ogg" (or a query).
+        if takesNames || verb == "lib", let end = operands.firstIndex(of: "--") {
             operands.remove(at: end)
         }
         // An empty name ("$UNSET") was made absolute as the working directory, and the daemon then
         // refused a directory the user never named.
-        let named = verb == "lib" ? operands.first.flatMap { CommandSpec.named($0, in: spec.subcommands) } : spec
-        if named?.operands == .files || verb == "download", operands.contains("") {
+        if takesNames, operands.contains("") {
             throw UsageError("\(verb): an empty argument names no file, URL or ID")
         }
         func flags(_ allowed: Set<String>) throws -> Set<String> {

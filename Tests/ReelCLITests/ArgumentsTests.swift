@@ -29,6 +29,8 @@ final class ArgumentsTests: XCTestCase {
     func testDoubleDashEndsOptions() throws {
         XCTAssertEqual(try Arguments.parse(["add", "--", "-x.ogg", "y.ogg"]).1, .add(["-x.ogg", "y.ogg"]))
         XCTAssertEqual(try Arguments.parse(["lib", "add", "--", "-report"]).1, .libAdd(["-report"]))
+        XCTAssertEqual(try Arguments.parse(["start", "--", "-x.ogg"]).1, .start(["-x.ogg"]))
+        XCTAssertEqual(try Arguments.parse(["sync", "--", "-feed.xml"]).1, .sync("-feed.xml", download: true, background: false))
     }
 
     func testPlayerOption() throws {
