@@ -75,6 +75,12 @@ public class LineSocket {
     }
 
 
+    /// Whether something the server sent waits to be read.
+    public var hasInput: Bool {
+        var item = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return buffer.contains(UInt8(ascii: "\n")) || poll(&item, 1, 0) > 0
+    }
+
     /// Whether the server closed the connection (within `timeout`).
     public func isClosed(timeout: Double = 5) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
