@@ -282,6 +282,12 @@ extension Engine {
     /// What the store must write of the queue since it last asked, as one effect: asked at the
     /// end of a loop turn, so that a turn's many changes make one write. Cheap: the rows of the
     /// entries concerned, or, for a new shuffle order or ranks laid out afresh, one number per entry.
+    /// Whether `saveQueue` has anything to store: asked first, so that a loop turn that changed
+    /// nothing leaves the engine as it is (and the snapshot made of it stands).
+    public var queueNeedsSaving: Bool { queue.hasChanges || queueState != savedQueueState }
+
+    private var queueState: QueueState { QueueState(current: queue.currentID?.raw, nextID: queue.nextID, settings: settings) }
+
     public mutating func saveQueue() -> [Effect] {
         let changes = queue.takeChanges()
         var save = QueueSave()
@@ -292,7 +298,7 @@ extension Engine {
         save.removed = changes.removed.map(\.raw)
         if changes.reshuffled { save.shuffleKeys = Numbering(ids: queue.ids, values: queue.keys) }
         if changes.reranked { save.ranks = Numbering(ids: queue.ids, values: queue.rankList) }
-        let state = QueueState(current: queue.currentID?.raw, nextID: queue.nextID, settings: settings)
+        let state = queueState
         if state != savedQueueState {
             save.state = state
             savedQueueState = state

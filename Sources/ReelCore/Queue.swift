@@ -234,6 +234,9 @@ public struct Queue: Sendable {
     }
 
     /// What changed since the last call, for the store; then forgets it.
+    /// Whether anything changed since the last `takeChanges`.
+    public var hasChanges: Bool { !changes.isEmpty }
+
     public mutating func takeChanges() -> QueueChanges {
         defer { changes = QueueChanges() }
         return changes

@@ -266,7 +266,7 @@ final class Daemon: Session {
     /// Hands what this turn changed (positions, play counts, tags, queue rows,
     /// settings) to the library's writer thread.
     private func handLibraryTheTurn() {
-        player.apply { $0.saveQueue() }
+        if engine.queueNeedsSaving { player.apply { $0.saveQueue() } }
         library.endTurn()
     }
 }
