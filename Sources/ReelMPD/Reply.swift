@@ -6,15 +6,36 @@ public struct Reply: Equatable, Sendable {
     public init() {}
 
     public mutating func add(_ key: String, _ value: String) {
-        bytes.append(contentsOf: key.utf8)
-        bytes.append(UInt8(ascii: ":"))
-        bytes.append(UInt8(ascii: " "))
+        startLine(key)
         Self.appendOneLine(value, to: &bytes)
         bytes.append(UInt8(ascii: "\n"))
     }
 
     public mutating func add(_ key: String, _ value: some BinaryInteger) {
-        add(key, String(value))
+        guard let value = Int64(exactly: value) else { return add(key, String(value)) }
+        startLine(key)
+        Self.appendDecimal(value, to: &bytes)
+        bytes.append(UInt8(ascii: "\n"))
+    }
+
+    private mutating func startLine(_ key: String) {
+        bytes.append(contentsOf: key.utf8)
+        bytes.append(UInt8(ascii: ":"))
+        bytes.append(UInt8(ascii: " "))
+    }
+
+    /// `value` in decimal digits, written in place: making a `String` of each number (a generic
+    /// radix conversion) was a fifth of the time reeld took to make a `status` reply.
+    static func appendDecimal(_ value: Int64, to bytes: inout [UInt8]) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var rest = value.magnitude
+        var unit: UInt64 = 1
+        while rest / unit >= 10 { unit *= 10 }
+        repeat {
+            bytes.append(UInt8(ascii: "0") + UInt8(rest / unit))
+            rest %= unit
+            unit /= 10
+        } while unit > 0
     }
 
     /// `binary: N`, then the bytes, then a newline.
