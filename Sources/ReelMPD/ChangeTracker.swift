@@ -20,7 +20,9 @@ struct ChangeTracker {
         lastRevision = session.queue.revision
     }
 
-    mutating func update(_ session: any Session, _ announcements: [Announcement]) -> Set<Subsystem> {
+    mutating func update(_ session: any Session, _ announcements: [Announcement], sessionChanged: Bool = true) -> Set<Subsystem> {
+        // Nothing to compare: each `status` turn compared two copies of the session's state.
+        guard sessionChanged || !announcements.isEmpty || playlistChanged else { return [] }
         let now = session.snapshot
         var changed = Set<Subsystem>()
         syncQueue(session)

@@ -115,8 +115,9 @@ public final class MPDCommands {
         return try entry.run(self, Arguments(request.arguments), &client)
     }
 
-    /// What changed since the last call, as subsystems; call once a loop turn.
-    public func update(_ announcements: [Announcement]) -> Set<Subsystem> {
+    /// What changed since the last call, as subsystems; call once a loop turn. Without
+    /// `sessionChanged`, the session is as it was at the last call.
+    public func update(_ announcements: [Announcement], sessionChanged: Bool = true) -> Set<Subsystem> {
         let now = monotonicNow()
         let playing = session.snapshot.status == .playing
         if let since = playingSince { played += now - since }
@@ -128,7 +129,7 @@ public final class MPDCommands {
             seen = (library.catalogueRevision, library.playlistRevision)
         }
         defer { raised = [] }
-        return changes.update(session, announcements).union(raised)
+        return changes.update(session, announcements, sessionChanged: sessionChanged).union(raised)
     }
 
     var playtime: MediaTime {

@@ -182,8 +182,8 @@ public final class MPDServer {
     }
 
     /// Tells every client what changed in this loop turn.
-    public func publish(_ announcements: [Announcement]) {
-        let changed = commands.update(announcements)
+    public func publish(_ announcements: [Announcement], sessionChanged: Bool = true) {
+        let changed = commands.update(announcements, sessionChanged: sessionChanged)
         let messaged = commands.takeMessageNews()
         guard !changed.isEmpty || !messaged.isEmpty else { return }
         for client in Array(clients.values) {

@@ -277,7 +277,14 @@ public final class MPRISService {
 
     /// Emits, for one loop turn, the PropertiesChanged signals for whatever
     /// changed since the last call and the engine's announcements, then flushes.
-    public func publish(_ announcements: [Announcement]) {
+    /// Without `sessionChanged` (the session is as it was at the last call) and
+    /// announcements, only what lies outside the session is looked at.
+    public func publish(_ announcements: [Announcement], sessionChanged: Bool = true) {
+        guard sessionChanged || !announcements.isEmpty else {
+            if let change = libraryErrorChange() { emitPropertiesChanged(MPRIS.reel, [change], []) }
+            connection.flush()
+            return
+        }
         let now = host.snapshot
         var changed: [(String, DBusValue)] = []
         func check<T: Equatable>(_ name: String, _ key: (Snapshot) -> T) {
@@ -318,11 +325,7 @@ public final class MPRISService {
         if published.chapter != now.chapter { reelChanged.append(("Chapter", .int32(Int32(clamping: now.chapter ?? -1)))) }
         if published.sleep != now.sleep { reelChanged.append(("SleepTimer", .string(now.sleep?.name ?? "off"))) }
         if published.chapterKeys != now.chapterKeys { reelChanged.append(("ChapterKeys", .string(now.chapterKeys.rawValue))) }
-        let libraryError = host.libraryError
-        if libraryError != publishedLibraryError {
-            reelChanged.append(("LibraryError", .string(libraryError ?? "")))
-            publishedLibraryError = libraryError
-        }
+        if let change = libraryErrorChange() { reelChanged.append(change) }
         if !reelChanged.isEmpty { emitPropertiesChanged(MPRIS.reel, reelChanged, []) }
         let queue = host.queue
         func entry(_ id: EntryID) -> QueueEntry? { queue[id] }
@@ -348,6 +351,14 @@ public final class MPRISService {
         }
         published = now
         connection.flush()
+    }
+
+    /// LibraryError's new value, when it changed since it was last published.
+    private func libraryErrorChange() -> (String, DBusValue)? {
+        let libraryError = host.libraryError
+        guard libraryError != publishedLibraryError else { return nil }
+        publishedLibraryError = libraryError
+        return ("LibraryError", .string(libraryError ?? ""))
     }
 
     /// More entries added in one turn than this are announced as one TrackListReplaced.

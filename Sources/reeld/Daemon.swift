@@ -27,6 +27,8 @@ final class Daemon: Session {
     private(set) var controlAddresses: [String] = []
     private(set) var audioOutput = ""
     private var quitting = false
+    /// The player's revision the buses were last told of.
+    private var publishedRevision: UInt64?
     private let art: CoverArt
     /// Wakes the loop at the engine's deadline (a queued entry becoming audible).
     private let timer = DeadlineTimer()
@@ -208,7 +210,7 @@ final class Daemon: Session {
             handLibraryTheTurn()
             if quitting { break }
 
-            timer.set(engine.deadline)
+            timer.set(player.deadline)
             // Flushing the signals may have read the next call into libdbus's queue.
             // The MPD bus's silent clients are timed out by poll's own timeout.
             let wait = connection.hasQueuedMessages ? 0 : mpd?.deadline.map { Int32(clamping: max(0, $0 - monotonicNow()) / 1000 + 1) } ?? -1
@@ -245,8 +247,10 @@ final class Daemon: Session {
     private func publish() {
         repeat {
             let announcements = player.takeAnnouncements()
-            mpd?.publish(announcements)
-            mpris?.publish(announcements)
+            let changed = player.revision != publishedRevision
+            publishedRevision = player.revision
+            mpd?.publish(announcements, sessionChanged: changed)
+            mpris?.publish(announcements, sessionChanged: changed)
             player.sendHeldCommands()
         } while player.hasAnnouncements
     }
@@ -266,7 +270,7 @@ final class Daemon: Session {
     /// Hands what this turn changed (positions, play counts, tags, queue rows,
     /// settings) to the library's writer thread.
     private func handLibraryTheTurn() {
-        if engine.queueNeedsSaving { player.apply { $0.saveQueue() } }
+        if player.queueNeedsSaving { player.apply { $0.saveQueue() } }
         library.endTurn()
     }
 }

@@ -9,8 +9,13 @@ import ReelSystem
 /// run loop's thread only.
 final class Player {
     private(set) var engine: Engine {
-        didSet { madeSnapshot = nil }
+        didSet {
+            madeSnapshot = nil
+            revision &+= 1
+        }
     }
+    /// Counts the steps that may have changed the engine: the buses need compare nothing while it stands.
+    private(set) var revision: UInt64 = 0
     /// The snapshot of the engine as it is, made once for all who ask between two changes (both
     /// buses ask several times a loop turn, and each asking copied the engine).
     private var madeSnapshot: Snapshot?
@@ -53,6 +58,10 @@ final class Player {
         madeSnapshot = made
         return made
     }
+
+    // Read here, on the stored engine: through `Daemon.engine` each loop turn copied all of it.
+    var deadline: MonotonicTime? { engine.deadline }
+    var queueNeedsSaving: Bool { engine.queueNeedsSaving }
 
     /// Runs a command; its effects are performed.
     func run(_ command: Command) -> Result<Void, CommandError> {
