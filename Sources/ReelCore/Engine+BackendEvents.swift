@@ -279,15 +279,15 @@ extension Engine {
         return effects + syncQueuedNext()
     }
 
-    /// What the store must write of the queue since it last asked, as one effect: asked at the
-    /// end of a loop turn, so that a turn's many changes make one write. Cheap: the rows of the
-    /// entries concerned, or, for a new shuffle order or ranks laid out afresh, one number per entry.
     /// Whether `saveQueue` has anything to store: asked first, so that a loop turn that changed
     /// nothing leaves the engine as it is (and the snapshot made of it stands).
     public var queueNeedsSaving: Bool { queue.hasChanges || queueState != savedQueueState }
 
     private var queueState: QueueState { QueueState(current: queue.currentID?.raw, nextID: queue.nextID, settings: settings) }
 
+    /// What the store must write of the queue since it last asked, as one effect: asked at the
+    /// end of a loop turn, so that a turn's many changes make one write. Cheap: the rows of the
+    /// entries concerned, or, for a new shuffle order or ranks laid out afresh, one number per entry.
     public mutating func saveQueue() -> [Effect] {
         let changes = queue.takeChanges()
         var save = QueueSave()

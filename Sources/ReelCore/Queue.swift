@@ -233,10 +233,10 @@ public struct Queue: Sendable {
         layOutShuffle(order)
     }
 
-    /// What changed since the last call, for the store; then forgets it.
     /// Whether anything changed since the last `takeChanges`.
     public var hasChanges: Bool { !changes.isEmpty }
 
+    /// What changed since the last call, for the store; then forgets it.
     public mutating func takeChanges() -> QueueChanges {
         defer { changes = QueueChanges() }
         return changes
