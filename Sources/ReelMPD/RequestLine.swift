@@ -11,25 +11,33 @@ public struct RequestLine: Equatable, Sendable {
     }
 
     public static func parse(_ line: Substring) throws(Ack) -> RequestLine {
-        var rest = line.unicodeScalars[...]
-        func skipSpaces() { while let c = rest.first, c == " " || c == "\t" { rest.removeFirst() } }
+        // Read as bytes: every delimiter is ASCII, so no cut falls inside a character. Read by
+        // Unicode scalars, a line of `pause 1` cost more than running the command.
+        let bytes = Array(line.utf8)
+        var at = 0
+        func skipSpaces() { while at < bytes.count, bytes[at] == space || bytes[at] == tab { at += 1 } }
+        func text(_ range: Range<Int>) -> String { String(decoding: bytes[range], as: UTF8.self) }
         skipSpaces()
-        let name = rest.prefix { ("a"..."z").contains($0) || $0 == "_" || ("0"..."9").contains($0) }
-        guard !name.isEmpty else { throw Ack(.unknown, "No command given") }
-        rest.removeFirst(name.count)
-        if let c = rest.first, c != " " && c != "\t" { throw Ack(.unknown, "Invalid command name") }
+        let nameStart = at
+        while at < bytes.count, isNameByte(bytes[at]) { at += 1 }
+        guard at > nameStart else { throw Ack(.unknown, "No command given") }
+        let name = text(nameStart..<at)
+        if at < bytes.count, bytes[at] != space && bytes[at] != tab { throw Ack(.unknown, "Invalid command name") }
         var arguments: [String] = []
         skipSpaces()
-        while let first = rest.first {
-            if first == "\"" {
-                rest.removeFirst()
-                var value = String.UnicodeScalarView()
+        while at < bytes.count {
+            if bytes[at] == quoteMark {
+                at += 1
+                var value: [UInt8] = []
                 var closed = false
-                while let c = rest.popFirst() {
-                    if c == "\\" {
-                        guard let escaped = rest.popFirst() else { break }
-                        value.append(escaped)
-                    } else if c == "\"" {
+                while at < bytes.count {
+                    let c = bytes[at]
+                    at += 1
+                    if c == backslash {
+                        guard at < bytes.count else { break }
+                        value.append(bytes[at])
+                        at += 1
+                    } else if c == quoteMark {
                         closed = true
                         break
                     } else {
@@ -37,19 +45,19 @@ public struct RequestLine: Equatable, Sendable {
                     }
                 }
                 guard closed else { throw Ack(.unknown, "Missing closing '\"'") }
-                if let c = rest.first, c != " " && c != "\t" { throw Ack(.unknown, "Space expected after closing '\"'") }
-                arguments.append(String(value))
+                if at < bytes.count, bytes[at] != space && bytes[at] != tab { throw Ack(.unknown, "Space expected after closing '\"'") }
+                arguments.append(String(decoding: value, as: UTF8.self))
             } else {
-                let word = rest.prefix { $0 != " " && $0 != "\t" }
-                if word.contains("\"") || word.contains(where: { $0.value < 0x20 }) {
-                    throw Ack(.unknown, "Invalid unquoted character")
+                let wordStart = at
+                while at < bytes.count, bytes[at] != space && bytes[at] != tab {
+                    if bytes[at] == quoteMark || bytes[at] < 0x20 { throw Ack(.unknown, "Invalid unquoted character") }
+                    at += 1
                 }
-                rest.removeFirst(word.count)
-                arguments.append(String(String.UnicodeScalarView(word)))
+                arguments.append(text(wordStart..<at))
             }
             skipSpaces()
         }
-        return RequestLine(name: String(String.UnicodeScalarView(name)), arguments: arguments)
+        return RequestLine(name: name, arguments: arguments)
     }
 
     /// An argument in quotes, as a client writes it (for tests and logs).
@@ -61,4 +69,10 @@ public struct RequestLine: Equatable, Sendable {
         }
         return out + "\""
     }
+}
+
+private let space = UInt8(ascii: " "), tab = UInt8(ascii: "\t"), quoteMark = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
+
+private func isNameByte(_ byte: UInt8) -> Bool {
+    (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_")
 }

@@ -12,6 +12,11 @@ final class RequestLineTests: XCTestCase {
         XCTAssertEqual(try parse(#"find "(artist == \"AC/DC\")""#),
                        RequestLine(name: "find", arguments: [#"(artist == "AC/DC")"#]))
         XCTAssertEqual(try parse(#"add """#), RequestLine(name: "add", arguments: [""]))
+        XCTAssertEqual(try parse("find\tartist\t \"Sigur Rós\"\t"), RequestLine(name: "find", arguments: ["artist", "Sigur Rós"]))
+        // A backslash escapes a whole character, also one of several bytes.
+        XCTAssertEqual(try parse(#"add "\ü♫\\""#), RequestLine(name: "add", arguments: [#"ü♫\"#]))
+        XCTAssertEqual(try parse("add Björk/Homogenic/01.ogg"), RequestLine(name: "add", arguments: ["Björk/Homogenic/01.ogg"]))
+        XCTAssertEqual(try parse("add_2x9"), RequestLine(name: "add_2x9", arguments: []))
     }
 
     func testQuoteRoundTripsAnyText() throws {
@@ -30,6 +35,10 @@ final class RequestLineTests: XCTestCase {
             (#"add "unterminated"#, .unknown, "Missing closing '\"'"),
             (#"add "a"b"#, .unknown, "Space expected after closing '\"'"),
             (#"add a"b"#, .unknown, "Invalid unquoted character"),
+            ("add a\u{1}b", .unknown, "Invalid unquoted character"),
+            ("play\u{1}", .unknown, "Invalid command name"),
+            ("playé", .unknown, "Invalid command name"),
+            (#"add "a\"#, .unknown, "Missing closing '\"'"),
         ]
         for (line, code, message) in cases {
             XCTAssertThrowsError(try parse(line), line) { error in
