@@ -239,19 +239,23 @@ final class Daemon: Session {
         return 0
     }
 
-    /// Hands this turn's announcements to both buses: MPD's first, whose clients' idle replies
-    /// are a write each, then MPRIS's, which builds and sends D-Bus messages. Then the backend
-    /// gets the turn's commands: libmpv takes its core lock for each, and mpv's core thread, woken
-    /// by the first, contends for it; done before, that held an MPD client's `idle` for 0.3–0.5 ms
-    /// behind a `pause` in some runs of the bench.
+    /// Hands this turn's announcements to the MPD bus, whose clients' idle replies are a write
+    /// each; then gives the backend the turn's commands; then tells MPRIS, which builds and sends
+    /// D-Bus messages. The backend's commands wait for MPD's writes: libmpv takes its core lock
+    /// for each, and mpv's core thread, woken by the first, contends for it; done before, that
+    /// held an MPD client's `idle` for 0.3–0.5 ms behind a `pause` in some runs of the bench. They
+    /// do not wait for MPRIS's: sending its signals wakes dbus-daemon and the widgets, and a busy
+    /// machine then ran others first, so that mpv paused 6–13 ms after the position widgets had
+    /// been told, and the pause was corrected with a Seeked (3 of 16 runs of a test of short
+    /// plays beside a busy loop; 0 of 32 with this order). PropertiesChanged comes 0.03–0.05 ms later for it.
     private func publish() {
         repeat {
             let announcements = player.takeAnnouncements()
             let changed = player.revision != publishedRevision
             publishedRevision = player.revision
             mpd?.publish(announcements, sessionChanged: changed)
-            mpris?.publish(announcements, sessionChanged: changed)
             player.sendHeldCommands()
+            mpris?.publish(announcements, sessionChanged: changed)
         } while player.hasAnnouncements
     }
 
