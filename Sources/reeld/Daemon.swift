@@ -256,7 +256,9 @@ final class Daemon: Session {
             mpd?.publish(announcements, sessionChanged: changed)
             player.sendHeldCommands()
             mpris?.publish(announcements, sessionChanged: changed)
-        } while player.hasAnnouncements
+            // What the commands' answers changed (a load that opens locally) is told in this turn
+            // too, also when it announced nothing: the next turn may be a long wait away.
+        } while player.hasAnnouncements || player.revision != publishedRevision
     }
 
     /// However the loop ended: stores where playback was, stops it, and waits
