@@ -15,14 +15,14 @@ public struct RequestLine: Equatable, Sendable {
         // Unicode scalars, a line of `pause 1` cost more than running the command.
         let bytes = Array(line.utf8)
         var at = 0
-        func skipSpaces() { while at < bytes.count, bytes[at] == space || bytes[at] == tab { at += 1 } }
+        func skipSpaces() { while at < bytes.count, isBlank(bytes[at]) { at += 1 } }
         func text(_ range: Range<Int>) -> String { String(decoding: bytes[range], as: UTF8.self) }
         skipSpaces()
         let nameStart = at
         while at < bytes.count, isNameByte(bytes[at]) { at += 1 }
         guard at > nameStart else { throw Ack(.unknown, "No command given") }
         let name = text(nameStart..<at)
-        if at < bytes.count, bytes[at] != space && bytes[at] != tab { throw Ack(.unknown, "Invalid command name") }
+        if at < bytes.count, !isBlank(bytes[at]) { throw Ack(.unknown, "Invalid command name") }
         var arguments: [String] = []
         skipSpaces()
         while at < bytes.count {
@@ -45,11 +45,11 @@ public struct RequestLine: Equatable, Sendable {
                     }
                 }
                 guard closed else { throw Ack(.unknown, "Missing closing '\"'") }
-                if at < bytes.count, bytes[at] != space && bytes[at] != tab { throw Ack(.unknown, "Space expected after closing '\"'") }
+                if at < bytes.count, !isBlank(bytes[at]) { throw Ack(.unknown, "Space expected after closing '\"'") }
                 arguments.append(String(decoding: value, as: UTF8.self))
             } else {
                 let wordStart = at
-                while at < bytes.count, bytes[at] != space && bytes[at] != tab {
+                while at < bytes.count, !isBlank(bytes[at]) {
                     if bytes[at] == quoteMark || bytes[at] < 0x20 { throw Ack(.unknown, "Invalid unquoted character") }
                     at += 1
                 }
@@ -71,7 +71,10 @@ public struct RequestLine: Equatable, Sendable {
     }
 }
 
-private let space = UInt8(ascii: " "), tab = UInt8(ascii: "\t"), quoteMark = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
+private let quoteMark = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
+
+/// A space or a tab: what separates a request's words.
+private func isBlank(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
 
 private func isNameByte(_ byte: UInt8) -> Bool {
     (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_")

@@ -247,7 +247,8 @@ final class Daemon: Session {
     /// do not wait for MPRIS's: sending its signals wakes dbus-daemon and the widgets, and a busy
     /// machine then ran others first, so that mpv paused 6–13 ms after the position widgets had
     /// been told, and the pause was corrected with a Seeked (3 of 16 runs of a test of short
-    /// plays beside a busy loop; 0 of 32 with this order). PropertiesChanged comes 0.03–0.05 ms later for it.
+    /// plays beside a busy loop; 0 of 40 with this order). PropertiesChanged comes 0.03–0.05 ms
+    /// later for it.
     private func publish() {
         repeat {
             let announcements = player.takeAnnouncements()
