@@ -232,10 +232,13 @@ func printNetworkFigures(_ f: NetworkBench.Figures) {
 
 func printMPDFigures(_ f: (reel: MPDBench.Side, mpd: MPDBench.Side)) {
     print("\nThe MPD protocol on a Unix socket, \(MPDBench.songs) tagged files, null output, both playing, measured call by call in \(MPDBench.rounds) rounds:\n")
-    print("| measure | reeld | MPD 0.23 |")
-    print("|---|---|---|")
+    print("| measure | reeld | MPD 0.23 | ratio |")
+    print("|---|---|---|---|")
+    // The ratio is of the unrounded figures, reeld's over MPD's: issue 31 wants each at most 1.
     func row(_ name: String, _ stat: (MPDBench.Side) -> Stats?, _ p: Double) {
-        print("| \(name) | \(stat(f.reel).map { ms($0.percentile(p)) } ?? "n/a") | \(stat(f.mpd).map { ms($0.percentile(p)) } ?? "n/a") |")
+        let reel = stat(f.reel)?.percentile(p), mpd = stat(f.mpd)?.percentile(p)
+        let ratio = reel.flatMap { reel in mpd.map { String(format: "%.2f", reel / $0) } } ?? "n/a"
+        print("| \(name) | \(reel.map(ms) ?? "n/a") | \(mpd.map(ms) ?? "n/a") | \(ratio) |")
     }
     row("`status` round trip, p50 (\(MPDBench.roundTrips))", { $0.status }, 50)
     row("`status` round trip, p99", { $0.status }, 99)
