@@ -69,8 +69,8 @@ extension MPDCommands {
                 let elapsed = max(session.position() - (current.range?.start ?? 0), 0)
                 let length = current.playedLength
                 reply.add("time", "\((elapsed + 500_000) / 1_000_000):\(((length ?? 0) + 500_000) / 1_000_000)")
-                reply.add("elapsed", Reply.seconds(elapsed))
-                if let length { reply.add("duration", Reply.seconds(length)) }
+                reply.addSeconds("elapsed", elapsed)
+                if let length { reply.addSeconds("duration", length) }
                 let (audio, bitrate) = session.audioNow()
                 if let bitrate { reply.add("bitrate", bitrate) }
                 if let audio {

@@ -152,7 +152,12 @@ extension Tag {
         case .artist: for value in metadata.artists { body(value) }
         case .albumArtist: for value in metadata.albumArtists { body(value) }
         case .genre: for value in metadata.genres { body(value) }
-        default: for value in values(metadata) { body(value) }
+        // One value at most: no array made for it, as `values` makes (10,000 songs a `playlistinfo`).
+        case .album: if let album = metadata.album { body(album) }
+        case .title: if let title = metadata.streamTitle ?? metadata.title { body(title) }
+        case .name: if let station = metadata.station { body(station) }
+        case .date: if let date = metadata.date { body(date) }
+        case .track, .disc: for value in values(metadata) { body(value) }
         }
     }
 }
@@ -192,11 +197,11 @@ enum SongLines {
         if let modified = facts?.lastModified { reply.add("Last-Modified", modified) }
         if let format = facts?.format { reply.add("Format", format) }
         for tag in Tag.allCases where tags.contains(tag.bit) {
-            for value in tag.values(metadata) { reply.add(tag.rawValue, value) }
+            tag.forEachValue(metadata) { reply.add(tag.rawValue, $0) }
         }
         if let length = PlayRange.playedLength(range, fileLength: metadata.length), length > 0 {
             reply.add("Time", (length + 500_000) / 1_000_000)
-            reply.add("duration", Reply.seconds(length))
+            reply.addSeconds("duration", length)
         }
     }
 }
