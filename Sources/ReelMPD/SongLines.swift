@@ -34,16 +34,13 @@ public enum Tag: String, CaseIterable, Sendable {
     /// The tag's values for a track, as its song lines show them.
     func values(_ metadata: TrackMetadata) -> [String] {
         switch self {
-        case .artist: metadata.artists
-        case .albumArtist: metadata.albumArtists
-        case .album: metadata.album.map { [$0] } ?? []
-        // A live stream's title is what plays now, as MPD shows it.
-        case .title: (metadata.streamTitle ?? metadata.title).map { [$0] } ?? []
-        case .track: metadata.trackNumber.map { [String($0)] } ?? []
-        case .name: metadata.station.map { [$0] } ?? []
-        case .genre: metadata.genres
-        case .date: metadata.date.map { [$0] } ?? []
-        case .disc: metadata.disc.map { [String($0)] } ?? []
+        case .artist: return metadata.artists
+        case .albumArtist: return metadata.albumArtists
+        case .genre: return metadata.genres
+        case .album, .title, .track, .name, .date, .disc:
+            var values: [String] = []
+            forEachValue(metadata) { values.append($0) }
+            return values
         }
     }
 }
@@ -149,15 +146,15 @@ extension Tag {
     /// `values` one at a time, without making an array.
     func forEachValue(_ metadata: TrackMetadata, _ body: (String) -> Void) {
         switch self {
-        case .artist: for value in metadata.artists { body(value) }
-        case .albumArtist: for value in metadata.albumArtists { body(value) }
-        case .genre: for value in metadata.genres { body(value) }
-        // One value at most: no array made for it, as `values` makes (10,000 songs a `playlistinfo`).
+        case .artist, .albumArtist, .genre: for value in values(metadata) { body(value) }   // the stored arrays
+        // One value at most, given without an array (10,000 songs a `playlistinfo`).
         case .album: if let album = metadata.album { body(album) }
+        // A live stream's title is what plays now, as MPD shows it.
         case .title: if let title = metadata.streamTitle ?? metadata.title { body(title) }
+        case .track: if let number = metadata.trackNumber { body(String(number)) }
         case .name: if let station = metadata.station { body(station) }
         case .date: if let date = metadata.date { body(date) }
-        case .track, .disc: for value in values(metadata) { body(value) }
+        case .disc: if let disc = metadata.disc { body(String(disc)) }
         }
     }
 }
