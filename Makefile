@@ -13,7 +13,7 @@ PACKAGES := pkg-config libdbus-1-dev libmpv-dev libpipewire-0.3-dev libsqlite3-d
   pipewire pipewire-bin wireplumber pulseaudio pulseaudio-utils xvfb x11-utils python3-xlib e2fsprogs \
   mpc python3-mpd ncmpc snapserver snapclient python3-musicbrainzngs \
   bash fish zsh scdoc man-db groff-base mpd ncmpcpp tmux \
-  cantata tesseract-ocr imagemagick espeak-ng
+  cantata tesseract-ocr imagemagick espeak-ng libavformat-dev python3-mutagen zzuf
 BENCH_PACKAGES := mpv mpv-mpris mpd mpc curl
 # The desktops whose media widgets make test-desktops drives.
 DESKTOP_PACKAGES := gnome-shell plasma-workspace qtwayland5 sway waybar at-spi2-core python3-pyatspi playerctl

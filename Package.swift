@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "reeld", targets: ["reeld"]),
         .executable(name: "reel", targets: ["reel"]),
+        .executable(name: "reel-scan", targets: ["reel-scan"]),
     ],
     targets: [
         .systemLibrary(name: "CDBus", pkgConfig: "dbus-1", providers: [.apt(["libdbus-1-dev"])]),
@@ -18,13 +19,23 @@ let package = Package(
         // libxml2's push parser behind a header of C types only (see CXML2/shim.h for why).
         .target(name: "CFeedParser", dependencies: ["CXML2"]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        // libavformat (and the libavcodec and libavutil it needs), for the scanner's C only.
+        .systemLibrary(name: "CAVFormat", pkgConfig: "libavformat", providers: [.apt(["libavformat-dev"])]),
+        // What libavformat reads of a file, behind a header of C types only.
+        .target(name: "CMediaScan", dependencies: ["CAVFormat"],
+                linkerSettings: [.linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("avutil")]),
         // timerfd, which Swift's Glibc module leaves out.
         .systemLibrary(name: "CLinux"),
         .target(name: "ReelCore"),
         // Locks, threads and stderr without Foundation, whose ICU the daemon need not load.
         .target(name: "ReelSystem", dependencies: ["CLinux"]),
         .target(name: "ReelSQLite", dependencies: ["CSQLite"]),
-        .target(name: "ReelLibrary", dependencies: ["ReelCore", "ReelSQLite", "ReelSystem", "CFeedParser"]),
+        // The scanner's protocol and rules, shared by the scanner process and the library that drives it.
+        .target(name: "ReelScan", dependencies: ["ReelCore"]),
+        // The scanner process: reads tags, lengths and chapters with libavformat, a file at a time,
+        // so that a demuxer that crashes or hangs costs a restart of it, never reeld.
+        .executableTarget(name: "reel-scan", dependencies: ["CMediaScan", "ReelScan", "ReelCore", "ReelSystem", "CLinux"]),
+        .target(name: "ReelLibrary", dependencies: ["ReelCore", "ReelSQLite", "ReelSystem", "ReelScan", "CFeedParser", "CLinux"]),
         .target(name: "ReelCache", dependencies: ["ReelCore", "ReelSQLite", "ReelSystem", "CCurl", "CLinux"]),
         .target(name: "ReelDBus", dependencies: ["ReelSystem", "CDBus"]),
         .target(name: "ReelMPRIS", dependencies: ["ReelCore", "ReelDBus"]),
@@ -50,6 +61,7 @@ let package = Package(
         .executableTarget(name: "reel-bench", dependencies: ["ReelSystem", "ReelDBus", "ReelMPRIS", "ReelHarness", "ReelLibrary"]),
         .testTarget(name: "ReelCoreTests", dependencies: ["ReelCore"]),
         .testTarget(name: "ReelSystemTests", dependencies: ["ReelSystem"]),
+        .testTarget(name: "ReelScanTests", dependencies: ["ReelScan", "ReelCore"]),
         .testTarget(name: "ReelDBusTests", dependencies: ["ReelDBus"]),
         .testTarget(name: "ReelCLITests", dependencies: ["ReelCLI", "ReelCore"]),
         .testTarget(name: "ReelSettingsTests", dependencies: ["ReelSettings", "ReelCore"]),

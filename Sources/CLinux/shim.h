@@ -44,3 +44,15 @@ static inline void reel_map_large_blocks(int bytes) {
 static inline int reel_set_timer_slack(unsigned long nanoseconds) {
     return prctl(PR_SET_TIMERSLACK, nanoseconds, 0, 0, 0);
 }
+#include <signal.h>
+// The calling process gets SIGKILL when the thread that started it ends (a helper that hangs
+// in a library call must not outlive the daemon, which may have been killed).
+static inline int reel_die_with_parent(void) {
+    return prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+}
+#include <sys/inotify.h>
+#include <unistd.h>
+// A pipe whose ends no program started later inherits (pipe2 is _GNU_SOURCE only).
+static inline int reel_pipe_cloexec(int fds[2]) {
+    return pipe2(fds, O_CLOEXEC);
+}

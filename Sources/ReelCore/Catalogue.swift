@@ -115,19 +115,34 @@ public struct PlaylistInfo: Equatable, Sendable {
     }
 }
 
-/// What an import did.
+/// What an import or a scan of the collection did.
 public struct ImportSummary: Equatable, Sendable {
     public var added = 0
+    /// Already in the library and unchanged (not read again).
     public var known = 0
-    /// (path or URL, why it was skipped)
+    /// Read again because they changed.
+    public var updated = 0
+    /// Found at a new place with their history (the item moved with the file).
+    public var moved = 0
+    /// Gone from disk, and so from the library.
+    public var removed = 0
+    /// Files that could not be read before and have not changed since (listed by `LibraryProblems`).
+    public var standingProblems = 0
+    /// Files not taken for media by their names (pictures, text, playlists), by extension.
+    public var ignored: [String: Int] = [:]
+    /// (path or URL, why it was skipped), each new one once.
     public var problems: [(String, String)] = []
 
     public init() {}
 
     public static func == (a: ImportSummary, b: ImportSummary) -> Bool {
-        a.added == b.added && a.known == b.known && a.problems.map(\.0) == b.problems.map(\.0)
-            && a.problems.map(\.1) == b.problems.map(\.1)
+        a.added == b.added && a.known == b.known && a.updated == b.updated && a.moved == b.moved && a.removed == b.removed
+            && a.standingProblems == b.standingProblems && a.ignored == b.ignored
+            && a.problems.map(\.0) == b.problems.map(\.0) && a.problems.map(\.1) == b.problems.map(\.1)
     }
+
+    /// Whether the library's catalogue is other than before.
+    public var changedCatalogue: Bool { added + updated + moved + removed > 0 }
 }
 
 /// One row of `reel cache ls`.

@@ -4,8 +4,9 @@ import Dispatch
 import Glibc
 import ReelCore
 
-/// Imports files, folders (recursively), M3U/M3U8/PLS playlists and URLs
-/// into the library. Runs on worker threads with its own connection; reports
+/// Imports files, folders (recursively), M3U/M3U8/PLS playlists and URLs into the library:
+/// files and folders through a `CollectionScan` (incremental: what is unchanged is not read
+/// again), URLs as they are. Runs on the calling thread with its own connection; reports
 /// progress through a callback.
 public final class Importer: Sendable {
     static let playlistExtensions: Set<String> = ["m3u", "m3u8", "pls"]
@@ -14,50 +15,42 @@ public final class Importer: Sendable {
     public static let maxPlaylistDepth = 8
     public static let maxPlaylistEntries = 100_000
     let libraryPath: String
-    let workers: Int
+    let scanner: ScannerPool.Settings?
 
-    public init(libraryPath: String, workers: Int = 4) {
+    /// `scanner`: the scanner processes to read files with (nil: `reel-scan` beside this program, one a core).
+    public init(libraryPath: String, scanner: ScannerPool.Settings? = nil) {
         self.libraryPath = libraryPath
-        self.workers = workers
+        self.scanner = scanner
     }
 
-    /// Blocks until done; call it off the event loop. `progress(done, total)`
-    /// is called from worker threads.
-    public func run(_ inputs: [String], progress: @Sendable (Int, Int) -> Void) -> ImportSummary {
+    /// Blocks until done; call it off the event loop. `progress(done, total)` is called on
+    /// this thread, at most 10 times a second. With `rescan`, every file is read again,
+    /// changed or not. The import is noted in the library while it runs: one cut short is
+    /// run again by `resumeUnfinished`.
+    public func run(_ inputs: [String], rescan: Bool = false, progress: (Int, Int) -> Void) -> ImportSummary {
         var summary = ImportSummary()
         var expansion = Expansion()
         for input in inputs { Importer.expand(input, into: &expansion, depth: 0) }
-        var files = expansion.items.filter { $0.hasPrefix("/") }
-        let urls = expansion.items.filter { !$0.hasPrefix("/") }
-        summary.problems = expansion.problems
         let library: Library
         do { library = try Library(path: libraryPath) } catch {
-            summary.problems.append((libraryPath, "\(error)"))
+            summary.problems = expansion.problems + [(libraryPath, "\(error)")]
             return summary
         }
-        // The same file named twice (a folder and a playlist in it) is probed once.
         var seen = Set<String>()
-        files = files.filter { seen.insert(URL(fileURLWithPath: $0).standardized.path).inserted }
-        let unique = urls.filter { seen.insert($0).inserted }
-        let total = files.count + unique.count
-        let paths = files
-        let results = Results(count: paths.count)
-        DispatchQueue.concurrentPerform(iterations: workers) { worker in
-            for i in stride(from: worker, to: paths.count, by: workers) {
-                let done = results.store(Result { try Probe.file(paths[i]) }, at: i)
-                progress(done, total)
+        let roots = (expansion.folders + expansion.items.filter { $0.hasPrefix("/") })
+            .filter { seen.insert($0).inserted }.map { CollectionScan.Root($0, top: true) }
+        let urls = expansion.items.filter { !$0.hasPrefix("/") && seen.insert($0).inserted }
+        let job = try? library.beginScanJob(inputs, rescan: rescan)
+        if !roots.isEmpty {
+            do {
+                let pool = try ScannerPool(scanner ?? ScannerPool.Settings(executable: ScannerPool.defaultExecutable() ?? "reel-scan"))
+                summary = CollectionScan(library: library, pool: pool).run(roots, rescan: rescan, progress: progress)
+            } catch {
+                summary.problems = roots.map { ($0.path, error.description) }
             }
         }
-        var items: [ProbedItem] = []
-        for (path, result) in zip(paths, results.slots) {
-            switch result {
-            case .success(let item)?: items.append(item)
-            case .failure(let error)?: summary.problems.append((path, "\(error)"))
-            case nil: summary.problems.append((path, "not probed"))
-            }
-        }
-        items += unique.map { ProbedItem(title: nil, remoteURL: $0) }
         // Batches keep each transaction short, so playback's own writes never wait long.
+        let items = urls.map { ProbedItem(title: nil, remoteURL: $0) }
         for start in stride(from: 0, to: items.count, by: 500) {
             let batch = Array(items[start..<min(start + 500, items.count)])
             do {
@@ -65,30 +58,21 @@ public final class Importer: Sendable {
                 summary.added += added
                 summary.known += batch.count - added
             } catch {
-                summary.problems += batch.map { ($0.localPath ?? $0.remoteURL ?? "?", "\(error)") }
+                summary.problems += batch.map { ($0.remoteURL ?? "?", "\(error)") }
             }
         }
-        progress(total, total)
+        summary.problems = expansion.problems + summary.problems
+        if let job { try? library.endScanJob(job) }
         return summary
     }
 
-    /// Probe results filled in by the workers, each into its own slot.
-    private final class Results: @unchecked Sendable {
-        // @unchecked: the slots and the count are written under `lock`, read after every worker is done.
-        private let lock = Lock()
-        private(set) var slots: [Result<ProbedItem, Error>?]
-        private var done = 0
-
-        init(count: Int) { slots = Array(repeating: nil, count: count) }
-
-        /// Stores one result; returns how many are in.
-        func store(_ result: Result<ProbedItem, Error>, at i: Int) -> Int {
-            lock.lock()
-            defer { lock.unlock() }
-            slots[i] = result
-            done += 1
-            return done
-        }
+    /// Runs again the imports that were under way when the daemon last stopped (killed, or
+    /// out of power); what they had written stays, and the rest is read now.
+    public func resumeUnfinished(progress: (Int, Int) -> Void) -> [ImportSummary] {
+        guard let library = try? Library(path: libraryPath, check: false),
+              let unfinished = try? library.unfinishedScans(), !unfinished.isEmpty else { return [] }
+        try? library.db.execute("DELETE FROM scan_jobs")
+        return unfinished.map { run($0.inputs, rescan: $0.rescan, progress: progress) }
     }
 
     /// The entries of a playlist file, in order, as absolute paths and http(s)
@@ -104,9 +88,10 @@ public final class Importer: Sendable {
     }
 
     /// What the inputs expand to, in order: absolute paths of regular files
-    /// and http(s) URLs; and what went wrong on the way (each problem once).
+    /// and http(s) URLs, and folders; and what went wrong on the way (each problem once).
     struct Expansion {
         var items: [String] = []
+        var folders: [String] = []
         var problems: [(String, String)] = []
         private var reported = Set<String>()
         /// Playlist files already expanded in this import, by device and inode.
@@ -133,15 +118,19 @@ public final class Importer: Sendable {
             return
         }
         if (info.st_mode & S_IFMT) == S_IFDIR {
+            var folder = Substring(path)
+            while folder.count > 1, folder.hasSuffix("/") { folder = folder.dropLast() }
+            guard depth > 0 else {
+                // Named by the user: scanned as a folder, incrementally.
+                x.folders.append(String(folder))
+                return
+            }
+            // Listed by a playlist: its media files, in name order, in the playlist's place.
             guard let walked = try? FileManager.default.subpathsOfDirectory(atPath: path) else {
                 x.problem(input, "cannot read the folder")
                 return
             }
-            var found: [String] = []
-            for relative in walked where MediaExtension.all.contains(Paths.fileExtension(relative)) {
-                found.append(path + "/" + relative)
-            }
-            x.items += found.sorted()
+            x.items += walked.filter { MediaExtension.all.contains(Paths.fileExtension($0)) }.sorted().map { folder + "/" + $0 }
             return
         }
         guard (info.st_mode & S_IFMT) == S_IFREG else { x.problem(input, "not a regular file"); return }

@@ -147,7 +147,7 @@ public final class Library {
     }
 
     /// Puts the items with ids above `id` into the full-text index, and counts them in the catalogue's version.
-    private func index(after id: Int64) throws {
+    func index(after id: Int64) throws {
         try db.query("INSERT INTO items_fts (rowid, title, artist, album) SELECT id, title, artist, album FROM items WHERE id > ?",
                      [.int(id)])
         if db.changes > 0 { try db.query("UPDATE catalogue SET version = version + 1") }
@@ -269,6 +269,6 @@ public final class Library {
         return db.changes > 0
     }
 
-    private func text(_ s: String?) -> SQLValue { s.map(SQLValue.text) ?? .null }
-    private func number(_ n: Int?) -> SQLValue { n.map { .int(Int64($0)) } ?? .null }
+    func text(_ s: String?) -> SQLValue { s.map(SQLValue.text) ?? .null }
+    func number(_ n: Int?) -> SQLValue { n.map { .int(Int64($0)) } ?? .null }
 }

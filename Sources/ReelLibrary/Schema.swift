@@ -146,6 +146,27 @@ enum Schema {
         ALTER TABLE items ADD COLUMN time_saved_us INTEGER NOT NULL DEFAULT 0;
         ALTER TABLE feed_settings ADD COLUMN trim INTEGER NOT NULL DEFAULT 0;
         """,
+        // 10: the collection as MPD keeps it, scanned incrementally (CollectionScan): each file's size,
+        // modification time (ns) and identity (FileIdentity: the hash that follows a file that moved),
+        // whether a picture is embedded; each folder's time when its listing was last read whole and the
+        // cover found in it; the files that could not be read, with why, so that an unchanged one is not
+        // read again; and the scans under way, so that one cut short goes on at the next start.
+        """
+        ALTER TABLE items ADD COLUMN size INTEGER;
+        ALTER TABLE items ADD COLUMN mtime_ns INTEGER;
+        ALTER TABLE items ADD COLUMN identity INTEGER;
+        ALTER TABLE items ADD COLUMN picture INTEGER NOT NULL DEFAULT 0;
+        CREATE INDEX items_identity ON items(size, identity) WHERE identity IS NOT NULL;
+        CREATE TABLE folders (path TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL, cover TEXT) WITHOUT ROWID;
+        CREATE TABLE scan_problems (
+            path TEXT PRIMARY KEY,
+            reason TEXT NOT NULL,
+            size INTEGER,
+            mtime_ns INTEGER,
+            seen_at INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        CREATE TABLE scan_jobs (job INTEGER NOT NULL, input TEXT NOT NULL, rescan INTEGER NOT NULL, started_at INTEGER NOT NULL);
+        """,
     ]
 
     static var version: Int64 { Int64(migrations.count) }

@@ -4,16 +4,18 @@ import Glibc
 /// which watches its children through a descriptor that servers such as
 /// PulseAudio close, and then blocks in waitpid).
 public enum Spawn {
-    /// Starts `path` with `args`: standard input from /dev/null, output and
-    /// errors to the descriptors given or to /dev/null, `closing` closed in the
-    /// child; in a process group of its own when asked. The caller reaps it.
+    /// Starts `path` with `args`: input, output and errors from and to the
+    /// descriptors given or /dev/null, `closing` closed in the child; in a
+    /// process group of its own when asked. The caller reaps it.
     public static func start(_ path: String, _ args: [String], environment: [String: String]? = nil,
-                             stdout: Int32? = nil, stderr: Int32? = nil, closing: [Int32] = [],
+                             stdin: Int32? = nil, stdout: Int32? = nil, stderr: Int32? = nil, closing: [Int32] = [],
                              newProcessGroup: Bool = false) throws(SystemError) -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        if let stdin { posix_spawn_file_actions_adddup2(&actions, stdin, 0) } else {
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        }
         for (target, source) in [(Int32(1), stdout), (Int32(2), stderr)] {
             if let source { posix_spawn_file_actions_adddup2(&actions, source, target) } else {
                 posix_spawn_file_actions_addopen(&actions, target, "/dev/null", O_WRONLY, 0)
