@@ -28,7 +28,8 @@ public enum CLICommand: Equatable, Sendable {
     case sleep(String?)
     case feedList(json: Bool)
     case feedSet(String, FeedChange)
-    case libAdd([String])
+    case libAdd([String], rescan: Bool)
+    case libProblems(json: Bool)
     case libList(query: String, json: Bool, limit: Int)
     case libInfo(Int64, json: Bool)
     case libRemove(Int64)
@@ -89,7 +90,8 @@ public enum Arguments {
         let named = verb == "lib" ? operands.first.flatMap { CommandSpec.named($0, in: spec.subcommands) } : spec
         let takesNames = named?.operands == .files || verb == "download"
         // "--" ends the options: what follows is taken as it is, even "-name.ogg" (or a query).
-        if takesNames || verb == "lib", let end = operands.firstIndex(of: "--") {
+        // (lib add reads its own: --rescan before it is an option, after it a name.)
+        if takesNames || verb == "lib", named?.name != "add" || verb != "lib", let end = operands.firstIndex(of: "--") {
             operands.remove(at: end)
         }
         // An empty name ("$UNSET") was made absolute as the working directory, and the daemon then
@@ -258,7 +260,7 @@ public enum Arguments {
 
     static func parseLibrary(_ operands: [String]) throws -> CLICommand {
         var rest = operands[...]
-        guard let word = rest.popFirst() else { throw UsageError("lib needs add, ls, info, rm, play or forget-position") }
+        guard let word = rest.popFirst() else { throw UsageError("lib needs add, ls, info, rm, play, forget-position or problems") }
         guard let verb = CommandSpec.named("lib").flatMap({ CommandSpec.named(word, in: $0.subcommands) })?.name else {
             throw UsageError("unknown lib command \(word)")
         }
@@ -268,8 +270,18 @@ public enum Arguments {
         }
         switch verb {
         case "add":
+            var rescan = false
+            while let option = rest.first, option.hasPrefix("--") {
+                rest.removeFirst()
+                if option == "--" { break }
+                guard option == "--rescan" else { throw UsageError("lib add takes --rescan, not \(option)") }
+                rescan = true
+            }
             guard !rest.isEmpty else { throw UsageError("lib add needs at least one PATH or URL") }
-            return .libAdd(Array(rest))
+            return .libAdd(Array(rest), rescan: rescan)
+        case "problems":
+            guard rest.isEmpty || rest == ["--json"] else { throw UsageError("lib problems takes only --json") }
+            return .libProblems(json: !rest.isEmpty)
         case "ls":
             var json = false
             var limit = -1

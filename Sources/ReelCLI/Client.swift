@@ -76,7 +76,7 @@ public final class Client {
             let mode = try get("SleepTimer", on: Client.reel).string ?? "off"
             let left = try get("SleepLeft", on: Client.reel).int64 ?? -1
             write(PlayerStatus.sleepText(mode: mode, left: left) ?? "off")
-        case .libAdd, .libList, .libInfo, .libRemove, .libPlay, .libForget, .playlistSave, .playlistLoad, .playlistList,
+        case .libAdd, .libProblems, .libList, .libInfo, .libRemove, .libPlay, .libForget, .playlistSave, .playlistLoad, .playlistList,
              .feedList, .feedSet:
             try runLibrary(command)
         case .download, .cancelDownload, .cancelAllDownloads, .cacheList, .cachePath, .cacheClear, .cacheSize, .sync:

@@ -118,8 +118,12 @@ public struct CommandSpec: Sendable {
     static let library: [CommandSpec] = [
         CommandSpec("lib", aliases: ["library"], ["lib COMMAND"], "The library: what was imported, with resume positions.",
                     subcommands: [
-                        CommandSpec("add", ["lib add PATH|URL ..."], "Import files, folders, M3U and PLS playlists and URLs; "
-                                    + "a terminal shows the progress.", examples: ["reel lib add ~/Music"], operands: .files),
+                        CommandSpec("add", ["lib add [--rescan] PATH|URL ..."], "Import files, folders, M3U and PLS playlists and "
+                                    + "URLs; what is unchanged since it was last read is not read again (--rescan: read everything). "
+                                    + "A terminal shows the progress.", examples: ["reel lib add ~/Music", "reel lib add --rescan ~/Music"],
+                                    flags: ["--rescan"], operands: .files),
+                        CommandSpec("problems", ["lib problems [--json]"], "The files the library could not read, and why.",
+                                    flags: ["--json"]),
                         CommandSpec("ls", aliases: ["list", "search"], ["lib ls [--json] [--limit N] [QUERY]"],
                                     "List the items whose title, artist or album match the QUERY's words (all without one).",
                                     examples: ["reel lib ls beatles", "reel lib ls --limit 20"], flags: ["--json", "--limit"]),

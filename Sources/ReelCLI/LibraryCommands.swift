@@ -6,7 +6,15 @@ import ReelDBus
 extension Client {
     func runLibrary(_ command: CLICommand) throws {
         switch command {
-        case .libAdd(let inputs): try importItems(inputs.map(Client.absolute))
+        case .libAdd(let inputs, let rescan): try importItems(inputs.map(Client.absolute), rescan: rescan)
+        case .libProblems(let json):
+            let problems = (try call(Client.reel, "LibraryProblems").first?.array ?? []).compactMap { value -> (String, String)? in
+                guard case .structure(let f) = value, f.count == 2, let path = f[0].string, let why = f[1].string else { return nil }
+                return (path, why)
+            }
+            if json { write(jsonLine(problems.map { ["path": $0.0, "reason": $0.1] })) } else {
+                problems.forEach { write("\($0.0.printable): \($0.1)") }
+            }
         case .libList(let query, let json, let limit):
             try listLibrary(query, json: json, limit: limit)
         case .libInfo(let id, let json):
@@ -97,35 +105,46 @@ extension Client {
         return URL(fileURLWithPath: path).standardized.path
     }
 
-    /// Runs LibraryAdd, showing progress on a terminal, then a summary.
-    private func importItems(_ inputs: [String]) throws {
+    /// Runs LibraryImport, showing progress on a terminal, then a summary.
+    private func importItems(_ inputs: [String], rescan: Bool) throws {
         try connection.addMatch("type='signal',sender='\(bus)',interface='\(Client.reel)',member='ImportProgress'")
-        let message = try Message.methodCall(destination: bus, path: Client.path, interface: Client.reel,
-                                             member: "LibraryAdd", [.strings(inputs)])
+        let message = try Message.methodCall(destination: bus, path: Client.path, interface: Client.reel, member: "LibraryImport",
+                                             [.strings(inputs), .vardict(rescan ? [("rescan", .boolean(true))] : [])])
         let serial = connection.send(message)
-        let started = Date()
         let terminal = isatty(2) == 1
         var reply: Message?
+        // Files a second over the last seconds: the rate of the start (folders listed, unchanged
+        // files passed over) says little of the rest.
+        var rate = ImportRate()
         while reply == nil, connection.isConnected {
             guard let m = connection.nextMessage(timeoutMs: 1_000) else { continue }
             if m.kind == .methodReturn || m.kind == .error, m.replySerial == serial { reply = m; break }
             guard terminal, m.member == "ImportProgress", m.arguments.count == 2,
-                  let done = m.arguments[0].int64, let total = m.arguments[1].int64, total > 0 else { continue }
-            let elapsed = max(Date().timeIntervalSince(started), 0.001)
-            let rate = Double(done) / elapsed
-            let eta = rate > 0 ? Int64(Double(total - done) / rate * 1_000_000) : 0
-            FileHandle.standardError.write(Data(String(format: "\r\u{1B}[Kimporting %d/%d  %.1f files/s  ETA %@",
-                                                       done, total, rate, ClockText.format(eta)).utf8))
+                  let done = m.arguments[0].int64, let total = m.arguments[1].int64 else { continue }
+            let text = total == 0 ? "looking for what changed…" : rate.line(done: done, total: total, at: Date().timeIntervalSince1970)
+            FileHandle.standardError.write(Data("\r\u{1B}[K\(text)".utf8))
         }
         if terminal { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
         guard let reply else { throw BusError.failed("the daemon went away during the import") }
         if let error = reply.asError { throw error }
-        let args = reply.arguments
-        let problems = args.count > 2 ? (args[2].array ?? []) : []
-        write("added \(args.first?.int64 ?? 0), already known \(args.count > 1 ? args[1].int64 ?? 0 : 0)"
-              + (problems.isEmpty ? "" : ", \(problems.count) skipped:"))
+        let summary = reply.arguments.first?.dictionary ?? [:]
+        func count(_ key: String) -> Int64 { summary[key]?.int64 ?? 0 }
+        var parts = ["added \(count("added"))", "already known \(count("known"))"]
+        for (key, label) in [("updated", "read again"), ("moved", "moved"), ("removed", "gone from disk, removed")] where count(key) > 0 {
+            parts.append("\(label) \(count(key))")
+        }
+        if let ignored = summary["ignored"]?.array, !ignored.isEmpty {
+            let byExtension = ignored.compactMap { entry -> String? in
+                guard case .dictEntry(let k, let v) = entry, let ext = k.string, let n = v.int64 else { return nil }
+                return "\(n) .\(ext)"
+            }
+            parts.append("not media by their names: " + byExtension.joined(separator: ", "))
+        }
+        let problems = summary["problems"]?.array ?? []
+        if count("standingProblems") > 0 { parts.append("\(count("standingProblems")) still unreadable (reel lib problems)") }
+        write(parts.joined(separator: ", ") + (problems.isEmpty ? "" : "; \(problems.count) skipped:"))
         for case .structure(let f) in problems where f.count == 2 {
-            write("  \(f[0].string ?? "?"): \(f[1].string ?? "?")")
+            write("  \((f[0].string ?? "?").printable): \(f[1].string ?? "?")")
         }
     }
 

@@ -133,7 +133,7 @@ public struct ImportSummary: Equatable, Sendable {
     /// (path or URL, why it was skipped), each new one once.
     public var problems: [(String, String)] = []
 
-    public init() {}
+    public init(problems: [(String, String)] = []) { self.problems = problems }
 
     public static func == (a: ImportSummary, b: ImportSummary) -> Bool {
         a.added == b.added && a.known == b.known && a.updated == b.updated && a.moved == b.moved && a.removed == b.removed

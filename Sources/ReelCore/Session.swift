@@ -49,9 +49,17 @@ public protocol LibrarySession: AnyObject {
     func playLibraryItems(_ items: [LibraryItem]) -> Int
     /// Queues the items after `after` (nil: at the end) without playing them.
     func queueLibraryItems(_ items: [LibraryItem], after: EntryID?, atStart: Bool) throws(SessionError)
-    /// Starts an import off the loop; `progress` and `done` are called on the loop.
-    func importItems(_ inputs: [String], progress: @escaping (Int, Int) -> Void,
+    /// Queues an import (imports and scans of the watched music folder run one at a time, in
+    /// order); `progress` and `done` are called on the loop. With `rescan`, unchanged files are read again.
+    func importItems(_ inputs: [String], rescan: Bool, progress: @escaping (Int, Int) -> Void,
                      done: @escaping (ImportSummary) -> Void) throws(SessionError)
+    /// Whether an import or a scan is running or queued: a bus tells its clients the database
+    /// changed once this is false again, not at every batch written on the way.
+    var scanning: Bool { get }
+    /// The files the library could not read, and why, in path order (`reel lib problems`).
+    func scanProblems() throws(SessionError) -> [(path: String, reason: String)]
+    /// How the music folder is followed: "watching", "off", or why it is rescanned periodically instead.
+    var watchStatus: String { get }
     func savePlaylist(_ name: String) throws(SessionError) -> Int
     /// Saves a playlist of these library items, in this order, replacing one of the name.
     func writePlaylist(_ name: String, items: [Int64]) throws(SessionError)

@@ -26,7 +26,7 @@ public final class Importer: Sendable {
     /// Blocks until done; call it off the event loop. `progress(done, total)` is called on
     /// this thread, at most 10 times a second. With `rescan`, every file is read again,
     /// changed or not. The import is noted in the library while it runs: one cut short is
-    /// run again by `resumeUnfinished`.
+    /// run again at the next start (`Library.takeUnfinishedScans`).
     public func run(_ inputs: [String], rescan: Bool = false, progress: (Int, Int) -> Void) -> ImportSummary {
         var summary = ImportSummary()
         var expansion = Expansion()
@@ -66,13 +66,19 @@ public final class Importer: Sendable {
         return summary
     }
 
-    /// Runs again the imports that were under way when the daemon last stopped (killed, or
-    /// out of power); what they had written stays, and the rest is read now.
-    public func resumeUnfinished(progress: (Int, Int) -> Void) -> [ImportSummary] {
-        guard let library = try? Library(path: libraryPath, check: false),
-              let unfinished = try? library.unfinishedScans(), !unfinished.isEmpty else { return [] }
-        try? library.db.execute("DELETE FROM scan_jobs")
-        return unfinished.map { run($0.inputs, rescan: $0.rescan, progress: progress) }
+    /// Scans paths the watch saw change (files or folders, there or gone) as they are now:
+    /// what is gone leaves the library, what is new or changed is read. Not noted as a job:
+    /// the scan of the music folder at the next start catches up on one cut short.
+    public func runChanged(_ paths: [String], progress: (Int, Int) -> Void) -> ImportSummary {
+        let library: Library
+        do { library = try Library(path: libraryPath) } catch { return ImportSummary(problems: [(libraryPath, "\(error)")]) }
+        do {
+            let pool = try ScannerPool(scanner ?? ScannerPool.Settings(executable: ScannerPool.defaultExecutable() ?? "reel-scan"))
+            return CollectionScan(library: library, pool: pool).run(paths.map { CollectionScan.Root($0, top: false) },
+                                                                    rescan: false, progress: progress)
+        } catch {
+            return ImportSummary(problems: paths.map { ($0, error.description) })
+        }
     }
 
     /// The entries of a playlist file, in order, as absolute paths and http(s)

@@ -171,13 +171,17 @@ extension Library {
         try db.query("DELETE FROM scan_jobs WHERE job = ?", [.int(job)])
     }
 
-    /// Scans that were under way when the daemon stopped, oldest first.
-    public func unfinishedScans() throws -> [(inputs: [String], rescan: Bool)] {
-        var jobs: [(job: Int64, inputs: [String], rescan: Bool)] = []
-        for row in try db.query("SELECT job, input, rescan FROM scan_jobs ORDER BY job, rowid") {
-            guard let job = row[0].int, let input = row[1].text else { continue }
-            if jobs.last?.job == job { jobs[jobs.count - 1].inputs.append(input) } else { jobs.append((job, [input], row[2].int == 1)) }
+    /// Scans that were under way when the daemon stopped, oldest first, taken: they are noted
+    /// again when they run again.
+    public func takeUnfinishedScans() throws -> [(inputs: [String], rescan: Bool)] {
+        try db.transaction {
+            var jobs: [(job: Int64, inputs: [String], rescan: Bool)] = []
+            for row in try db.query("SELECT job, input, rescan FROM scan_jobs ORDER BY job, rowid") {
+                guard let job = row[0].int, let input = row[1].text else { continue }
+                if jobs.last?.job == job { jobs[jobs.count - 1].inputs.append(input) } else { jobs.append((job, [input], row[2].int == 1)) }
+            }
+            try db.execute("DELETE FROM scan_jobs")
+            return jobs.map { ($0.inputs, $0.rescan) }
         }
-        return jobs.map { ($0.inputs, $0.rescan) }
     }
 }

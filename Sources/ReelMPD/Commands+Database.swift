@@ -82,8 +82,8 @@ extension MPDCommands {
             let songs = values.isEmpty ? try mpd.tree().songs[...] : try mpd.find(values, exact: true).songs
             return try mpd.list(wanted, groups: groups, songs: songs)
         },
-        "update": Entry(arguments: 0...1) { mpd, args, _ throws(Ack) in try mpd.update(args[0]) },
-        "rescan": Entry(arguments: 0...1) { mpd, args, _ throws(Ack) in try mpd.update(args[0]) },
+        "update": Entry(arguments: 0...1) { mpd, args, _ throws(Ack) in try mpd.update(args[0], rescan: false) },
+        "rescan": Entry(arguments: 0...1) { mpd, args, _ throws(Ack) in try mpd.update(args[0], rescan: true) },
     ]
 
     /// A folder as clients write it: "/" and a trailing slash mean the same as without.
@@ -281,10 +281,12 @@ extension MPDCommands {
         return reply
     }
 
-    /// `update [URI]`: re-imports the music directory, or a folder or file of it, off the loop.
-    func update(_ name: String?) throws(Ack) -> Reply {
+    /// `update [URI]` and `rescan [URI]`: scans the music directory, or a folder or file of it, off
+    /// the loop; `update` reads what changed, `rescan` everything. As MPD 0.23: while one runs,
+    /// up to 32 more are queued, each with its job number; `update` idles at each start and end.
+    func update(_ name: String?, rescan: Bool) throws(Ack) -> Reply {
         let library = try requireLibrary()
-        guard updating == nil else { throw Ack(.updateAlready, "Already updating") }
+        guard updates.count <= Self.updateQueueSize else { throw Ack(.updateAlready, "Update queue is full") }
         let target = name.map(Self.folderName) ?? ""
         let inputs: [String]
         if target == LibraryTree.remoteFolder || URLParts.isRemote(target) {
@@ -294,23 +296,26 @@ extension MPDCommands {
             guard LibraryTree.isPlainName(target) else { throw Ack.argument("Malformed path") }
             inputs = [target.isEmpty ? folder : folder + "/" + target]
         }
-        nextUpdate += 1
+        // MPD's job numbers run from 1 to 2^31 - 1, then start again.
+        nextUpdate = nextUpdate >= Int(Int32.max) ? 1 : nextUpdate + 1
         let job = nextUpdate
-        updating = job
-        raised.insert(.update)
+        if updates.isEmpty { raised.insert(.update) }
+        updates.append(job)
         do {
-            try library.importItems(inputs, progress: { _, _ in }) { [weak self] _ in
+            try library.importItems(inputs, rescan: rescan, progress: { _, _ in }) { [weak self] _ in
                 guard let self else { return }
-                updating = nil
-                lastUpdate = Self.wallClock()
-                raised.formUnion([.update, .database])
+                updates.removeAll { $0 == job }
+                raised.insert(.update)
             }
         } catch {
-            updating = nil
+            updates.removeAll { $0 == job }
             throw Ack(.system, "cannot update: \(error)")
         }
         var reply = Reply()
         reply.add("updating_db", job)
         return reply
     }
+
+    /// How many updates may wait behind the running one (MPD's MAX_UPDATE_QUEUE_SIZE).
+    static let updateQueueSize = 32
 }

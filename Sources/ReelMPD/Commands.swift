@@ -41,9 +41,11 @@ public final class MPDCommands {
     /// Time spent playing since start-up (`stats`' playtime).
     private var played: MediaTime = 0
     private var playingSince: MonotonicTime?
-    /// The running `update`'s job number.
-    var updating: Int?
-    /// When an `update` last ended (Unix seconds).
+    /// The `update` and `rescan` jobs running and queued, in order (they run one at a time).
+    var updates: [Int] = []
+    /// The running update's job number (`status`' updating_db).
+    var updating: Int? { updates.first }
+    /// When the database last changed (Unix seconds; `stats`' db_update).
     var lastUpdate: Int64?
     var nextUpdate = 0
     /// Changes the commands noticed themselves (an update started or ended), for the next `update`.
@@ -124,9 +126,15 @@ public final class MPDCommands {
         playingSince = playing ? now : nil
         if let library {
             // Imports, syncs and playlists of the other bus and of reel's own CLI.
-            if library.catalogueRevision != seen.catalogue { raised.insert(.database) }
+            // What a scan writes shows at once, but clients hear of it once, when the scan ends:
+            // each `database` idle makes them read the whole database again.
+            if library.catalogueRevision != seen.catalogue, !library.scanning {
+                raised.insert(.database)
+                lastUpdate = Self.wallClock()
+                seen.catalogue = library.catalogueRevision
+            }
             if library.playlistRevision != seen.playlists { raised.insert(.storedPlaylist) }
-            seen = (library.catalogueRevision, library.playlistRevision)
+            seen.playlists = library.playlistRevision
         }
         defer { raised = [] }
         return changes.update(session, announcements, sessionChanged: sessionChanged).union(raised)

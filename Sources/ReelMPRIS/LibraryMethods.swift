@@ -16,6 +16,18 @@ extension MPRISService {
     }
     static let orderings = ["Alphabetical", "CreationDate"]
 
+    static func pairs(_ list: [(String, String)]) -> [DBusValue] { list.map { .structure([.string($0.0), .string($0.1)]) } }
+
+    static func map(_ summary: ImportSummary, problems: DBusValue) -> DBusValue {
+        let counts: [(String, Int)] = [("added", summary.added), ("known", summary.known), ("updated", summary.updated),
+                                       ("moved", summary.moved), ("removed", summary.removed),
+                                       ("standingProblems", summary.standingProblems)]
+        let ignored = summary.ignored.sorted { $0.key < $1.key }.map { DBusValue.dictEntry(.string($0.key), .uint32(UInt32(clamping: $0.value))) }
+        return .vardict(counts.map { ($0.0, .uint32(UInt32(clamping: $0.1))) }
+                        + [("ignored", .array(elementSignature: "{su}", ignored)),
+                           ("problems", problems)])
+    }
+
     /// Handles a library or playlist call; nil means the reply comes later.
     func dispatchLibrary(_ message: Message, _ interface: String, _ member: String,
                          _ args: [DBusValue]) throws -> [DBusValue]? {
@@ -23,21 +35,31 @@ extension MPRISService {
             throw BusError(MPRIS.errorNoLibrary, "the media library is unavailable: \(host.libraryError ?? "not configured")")
         }
         switch (interface, member) {
-        case (MPRIS.reel, "LibraryAdd"):
+        case (MPRIS.reel, "LibraryAdd"), (MPRIS.reel, "LibraryImport"):
             let inputs = args[0].stringArray ?? []
             // The daemon's working directory means nothing to a client: names must be absolute.
             if let relative = inputs.first(where: { !URLParts.isAbsolute($0) }) {
-                throw BusError.invalidArgs("LibraryAdd takes absolute paths and file, http or https URIs, not \"\(relative)\"")
+                throw BusError.invalidArgs("\(member) takes absolute paths and file, http or https URIs, not \"\(relative)\"")
             }
-            try library.importItems(inputs, progress: { [weak self] done, total in
-                self?.emit(MPRIS.reel, "ImportProgress", [.uint32(UInt32(done)), .uint32(UInt32(total))])
+            let options = member == "LibraryImport" ? (args[1].dictionary ?? [:]) : [:]
+            if let unknown = options.keys.first(where: { $0 != "rescan" }) {
+                throw BusError.invalidArgs("LibraryImport takes the option rescan (b), not \"\(unknown)\"")
+            }
+            guard options["rescan"].map({ $0.bool != nil }) ?? true else { throw BusError.invalidArgs("rescan is a boolean (b)") }
+            try library.importItems(inputs, rescan: options["rescan"]?.bool ?? false, progress: { [weak self] done, total in
+                self?.emit(MPRIS.reel, "ImportProgress", [.uint32(UInt32(clamping: done)), .uint32(UInt32(clamping: total))])
                 self?.flush()
             }, done: { [weak self] summary in
-                let problems = summary.problems.map { DBusValue.structure([.string($0.0), .string($0.1)]) }
-                self?.reply(to: message, [.uint32(UInt32(summary.added)), .uint32(UInt32(summary.known)),
-                                          .array(elementSignature: "(ss)", problems)])
+                let problems = DBusValue.array(elementSignature: "(ss)", Self.pairs(summary.problems))
+                if member == "LibraryAdd" {
+                    self?.reply(to: message, [.uint32(UInt32(clamping: summary.added)), .uint32(UInt32(clamping: summary.known)), problems])
+                } else {
+                    self?.reply(to: message, [Self.map(summary, problems: problems)])
+                }
             })
             return nil
+        case (MPRIS.reel, "LibraryProblems"):
+            return [.array(elementSignature: "(ss)", Self.pairs(try library.scanProblems().map { ($0.path, $0.reason) }))]
         case (MPRIS.reel, "LibrarySearch"):
             let items = try library.libraryItems(matching: try Self.query(args[0].string!), offset: Int(args[1].int64!),
                                                  limit: Int(args[2].int64!))

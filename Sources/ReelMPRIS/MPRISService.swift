@@ -16,6 +16,7 @@ public final class MPRISService {
     private let version: String
     private var published: Snapshot
     private var publishedLibraryError: String?
+    private var publishedWatch = ""
 
     public init(connection: Connection, host: any Session, library: (any LibrarySession)?, cache: (any CacheSession)? = nil,
                 introspectionXML: String, version: String) {
@@ -28,6 +29,7 @@ public final class MPRISService {
         interfaces = Dictionary(InterfaceSpec.parse(introspectionXML).map { ($0.name, $0) }) { a, _ in a }
         published = host.snapshot
         publishedLibraryError = host.libraryError
+        publishedWatch = library?.watchStatus ?? ""
     }
 
     // MARK: Incoming calls
@@ -178,6 +180,7 @@ public final class MPRISService {
             let fill = cache?.cacheFill
             return .structure([.int64(fill?.present ?? -1), .int64(fill.map { $0.length ?? -1 } ?? -1)])
         }
+        if interface == MPRIS.reel, name == "LibraryWatch" { return .string(library?.watchStatus ?? "") }
         if interface == MPRIS.reel, name == "TimeSavedInAll" {
             return .int64((try? library?.timeSavedInAll()) ?? -1)
         }
@@ -281,7 +284,8 @@ public final class MPRISService {
     /// announcements, only what lies outside the session is looked at.
     public func publish(_ announcements: [Announcement], sessionChanged: Bool = true) {
         guard sessionChanged || !announcements.isEmpty else {
-            if let change = libraryErrorChange() { emitPropertiesChanged(MPRIS.reel, [change], []) }
+            let changes = outsideChanges()
+            if !changes.isEmpty { emitPropertiesChanged(MPRIS.reel, changes, []) }
             connection.flush()
             return
         }
@@ -325,7 +329,7 @@ public final class MPRISService {
         if published.chapter != now.chapter { reelChanged.append(("Chapter", .int32(Int32(clamping: now.chapter ?? -1)))) }
         if published.sleep != now.sleep { reelChanged.append(("SleepTimer", .string(now.sleep?.name ?? "off"))) }
         if published.chapterKeys != now.chapterKeys { reelChanged.append(("ChapterKeys", .string(now.chapterKeys.rawValue))) }
-        if let change = libraryErrorChange() { reelChanged.append(change) }
+        reelChanged += outsideChanges()
         if !reelChanged.isEmpty { emitPropertiesChanged(MPRIS.reel, reelChanged, []) }
         let queue = host.queue
         func entry(_ id: EntryID) -> QueueEntry? { queue[id] }
@@ -353,12 +357,20 @@ public final class MPRISService {
         connection.flush()
     }
 
-    /// LibraryError's new value, when it changed since it was last published.
-    private func libraryErrorChange() -> (String, DBusValue)? {
+    /// LibraryError's and LibraryWatch's new values, those that changed since they were last published.
+    private func outsideChanges() -> [(String, DBusValue)] {
+        var changes: [(String, DBusValue)] = []
         let libraryError = host.libraryError
-        guard libraryError != publishedLibraryError else { return nil }
-        publishedLibraryError = libraryError
-        return ("LibraryError", .string(libraryError ?? ""))
+        if libraryError != publishedLibraryError {
+            publishedLibraryError = libraryError
+            changes.append(("LibraryError", .string(libraryError ?? "")))
+        }
+        let watch = library?.watchStatus ?? ""
+        if watch != publishedWatch {
+            publishedWatch = watch
+            changes.append(("LibraryWatch", .string(watch)))
+        }
+        return changes
     }
 
     /// More entries added in one turn than this are announced as one TrackListReplaced.

@@ -156,6 +156,17 @@ public struct DaemonOption: Sendable {
             guard let dir = Paths.expandingHome(v) else { return "needs an absolute path (or one that starts with ~/)" }
             o.musicDir = dir; return nil
         },
+        DaemonOption("watch", .value("yes|no"), default: "yes",
+                     "Follow the music folder: scan it for what changed at start, then watch it with inotify, so that "
+                     + "files added, changed, moved or removed show in the library within 2 s of their last write.") { o, v in
+            guard let on = Self.bool(v) else { return "needs yes or no" }
+            o.watch = on; return nil
+        },
+        DaemonOption("rescan-interval", .value("SECONDS"), default: "300",
+                     "How often the music folder is scanned for changes instead when the system's inotify watches run out.") { o, v in
+            guard let seconds = Int64(v), (1...86_400).contains(seconds) else { return "needs a number of seconds (1 to 86400)" }
+            o.rescanInterval = seconds; return nil
+        },
         DaemonOption("instance", .flag, config: false,
                      "Own org.mpris.MediaPlayer2.reel.instancePID instead of org.mpris.MediaPlayer2.reel, "
                      + "so that a second reeld can run.") { o, _ in

@@ -26,6 +26,10 @@ public struct DaemonOptions: Equatable, Sendable {
     public var mpdPassword: String?
     /// MPD's music directory (absolute); nil: the user's XDG music folder.
     public var musicDir: String?
+    /// Whether the music folder is followed (a scan at start, then inotify).
+    public var watch = true
+    /// Seconds between scans of the music folder when it cannot be watched.
+    public var rescanInterval: Int64 = 300
     /// Seconds an MPD client may keep silent (outside `idle`) before it is hung up on.
     public var mpdTimeout: Int64 = 60
     /// Where the sound goes instead of mpv's audio output: snapserver's pipe or TCP source.

@@ -83,7 +83,7 @@ public enum Paths {
     }
 
     /// A file's text when it is a regular file of at most 64 KiB.
-    static func readSmallFile(_ path: String) -> String? {
+    public static func readSmallFile(_ path: String) -> String? {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { return nil }
         defer { close(fd) }

@@ -121,6 +121,7 @@ final class Daemon: Session {
             cacheService?.syncEnded(job: job, result)
         case .importProgress(let job, let done, let total): libraryService.importProgress(job: job, done: done, total: total)
         case .importDone(let job, let summary): libraryService.importDone(job: job, summary)
+        case .watch(let event): libraryService.watched(event)
         case .libraryWrite(let outcome):
             let attached = library.take(outcome)
             player.apply { $0.attach(items: attached) }

@@ -16,9 +16,12 @@ final class LibraryService: LibrarySession {
     private let downloads: CacheService?
     private let scanner: SilenceScanner
     private let tasks: Mailbox<LoopResult>
-    /// Imports running, by job: whom to tell.
-    private var jobs: [Int: (progress: (Int, Int) -> Void, done: (ImportSummary) -> Void)] = [:]
-    private var nextJob = 0
+    private let imports: ImportQueue
+    /// The watch of the music folder, while there is one.
+    private var watch: FolderWatch?
+    private(set) var watchStatus = "off"
+    /// When what a running scan wrote was last made known (µs, monotonic).
+    private var catalogueShown: Int64 = 0
     private(set) var activePlaylist: PlaylistInfo?
     /// What the buses tell their clients changed in the library.
     private(set) var catalogueRevision = 0
@@ -30,6 +33,7 @@ final class LibraryService: LibrarySession {
         self.downloads = downloads
         self.scanner = scanner
         self.tasks = tasks
+        imports = ImportQueue(tasks: tasks)
     }
 
     private var settledLibrary: Library { get throws { try library.settled() } }
@@ -49,19 +53,71 @@ final class LibraryService: LibrarySession {
     /// Items came or went (an import, a sync).
     func catalogueChanged() { catalogueRevision += 1 }
 
-    func importProgress(job: Int, done: Int, total: Int) { jobs[job]?.progress(done, total) }
+    func importProgress(job: Int, done: Int, total: Int) {
+        imports.progress(job: job, done: done, total: total)
+        // What a scan writes shows in searches and MPD's tree as it goes, not only at its end.
+        let now = monotonicNow()
+        if done > 0, now - catalogueShown >= Self.catalogueInterval {
+            catalogueShown = now
+            catalogueRevision += 1
+        }
+    }
+
+    /// How often, at most, what a running scan wrote is made known (µs).
+    static let catalogueInterval: Int64 = 1_000_000
 
     func importDone(job: Int, _ summary: ImportSummary) {
-        catalogueRevision += 1
-        jobs.removeValue(forKey: job)?.done(summary)
+        if summary.changedCatalogue { catalogueRevision += 1 }
+        let work = imports.finished(job: job, summary, libraryPath: try? settledLibrary.path)
+        guard let work, case .changed = work else { return }
+        let counts = [("added", summary.added), ("updated", summary.updated), ("moved", summary.moved), ("removed", summary.removed)]
+            .filter { $0.1 > 0 }.map { "\($0.0) \($0.1)" }
+        if !counts.isEmpty { log("music folder changed: " + counts.joined(separator: ", ")) }
+        for (path, why) in summary.problems { log("cannot read \(path): \(why)") }
     }
 
-    private func startJob(progress: @escaping (Int, Int) -> Void, done: @escaping (ImportSummary) -> Void) -> Int {
-        nextJob += 1
-        jobs[nextJob] = (progress, done)
-        return nextJob
+    var scanning: Bool { imports.isBusy }
+
+    func scanProblems() throws(SessionError) -> [(path: String, reason: String)] {
+        try reading { try settledLibrary.scanProblems() }
     }
 
+    /// Catches up with what changed in the music folder while the daemon was not running (and
+    /// goes on with imports a kill cut short), then follows it with inotify when `watch`.
+    func followMusicFolder(_ folder: String, watch enabled: Bool, fallbackInterval: Int64) {
+        guard let path = try? settledLibrary.path else { return }
+        for unfinished in (try? settledLibrary.takeUnfinishedScans()) ?? [] {
+            imports.add(.inputs(unfinished.inputs, rescan: unfinished.rescan), libraryPath: path)
+        }
+        var info = stat()
+        guard enabled, stat(folder, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
+            watchStatus = enabled ? "off: \(folder) is not a folder" : "off"
+            return
+        }
+        let mailbox = tasks
+        let watch = FolderWatch(root: folder, fallbackInterval: fallbackInterval) { mailbox.post(.watch($0)) }
+        do {
+            try watch.start()   // before the scan: nothing that changes during it is missed
+        } catch {
+            watchStatus = "off: \(error)"
+            log("\(error)")
+            return
+        }
+        self.watch = watch
+        watchStatus = "watching \(folder)"
+        imports.add(.inputs([folder], rescan: false), libraryPath: path)
+    }
+
+    func watched(_ event: FolderWatch.Event) {
+        switch event {
+        case .changed(let paths):
+            guard let path = try? settledLibrary.path else { return }
+            imports.add(.changed(paths), libraryPath: path)
+        case .exhausted(let why):
+            watchStatus = "periodic: " + why
+            log(why)
+        }
+    }
     func libraryItems(matching query: String, offset: Int, limit: Int) throws(SessionError) -> [LibraryItem] {
         try reading {
             try settledLibrary.search(query, offset: offset, limit: limit)
@@ -163,18 +219,10 @@ final class LibraryService: LibrarySession {
         player.run(.add(entries: items.map { library.entry(for: $0) }, after: after, atStart: atStart, play: play))
     }
 
-    func importItems(_ inputs: [String], progress: @escaping (Int, Int) -> Void,
+    func importItems(_ inputs: [String], rescan: Bool, progress: @escaping (Int, Int) -> Void,
                      done: @escaping (ImportSummary) -> Void) throws(SessionError) {
         try reading {
-            let path = try settledLibrary.path
-            let job = startJob(progress: progress, done: done)
-            let mailbox = tasks
-            Threads.start(name: "reel-import") {
-                let summary = Importer(libraryPath: path).run(inputs) { count, total in
-                    mailbox.post(.importProgress(job: job, done: count, total: total))
-                }
-                mailbox.post(.importDone(job: job, summary))
-            }
+            imports.add(.inputs(inputs, rescan: rescan), libraryPath: try settledLibrary.path, progress: progress, done: done)
         }
     }
 

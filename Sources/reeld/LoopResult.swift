@@ -6,6 +6,8 @@ import ReelLibrary
 enum LoopResult: Sendable {
     case importProgress(job: Int, done: Int, total: Int)
     case importDone(job: Int, ImportSummary)
+    /// The watch of the music folder saw changes settle, or ran out of watches.
+    case watch(FolderWatch.Event)
     case coverArt(EntryID, String)
     case libraryWrite(LibraryWriter.Outcome)
     /// A probe of this URI finished (nil: it could not be read).

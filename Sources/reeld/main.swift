@@ -120,6 +120,8 @@ if let relay {
     relay.start()
 }
 let restored = options.fresh ? 0 : daemon.restoreQueue()
+daemon.libraryService.followMusicFolder(options.musicDir ?? Paths.musicFolder(environment: environment), watch: options.watch,
+                                        fallbackInterval: options.rescanInterval * 1_000_000)
 daemon.cacheService?.resumeDownloads()
 
 var uris: [String] = []

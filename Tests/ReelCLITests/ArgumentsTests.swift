@@ -28,7 +28,11 @@ final class ArgumentsTests: XCTestCase {
 
     func testDoubleDashEndsOptions() throws {
         XCTAssertEqual(try Arguments.parse(["add", "--", "-x.ogg", "y.ogg"]).1, .add(["-x.ogg", "y.ogg"]))
-        XCTAssertEqual(try Arguments.parse(["lib", "add", "--", "-report"]).1, .libAdd(["-report"]))
+        XCTAssertEqual(try Arguments.parse(["lib", "add", "--", "-report"]).1, .libAdd(["-report"], rescan: false))
+        XCTAssertEqual(try Arguments.parse(["lib", "add", "--rescan", "/m"]).1, .libAdd(["/m"], rescan: true))
+        XCTAssertEqual(try Arguments.parse(["lib", "add", "--rescan", "--", "--rescan"]).1, .libAdd(["--rescan"], rescan: true))
+        XCTAssertThrowsError(try Arguments.parse(["lib", "add", "--rescna", "/m"]))
+        XCTAssertEqual(try Arguments.parse(["lib", "problems"]).1, .libProblems(json: false))
         XCTAssertEqual(try Arguments.parse(["start", "--", "-x.ogg"]).1, .start(["-x.ogg"]))
         XCTAssertEqual(try Arguments.parse(["sync", "--", "-feed.xml"]).1, .sync("-feed.xml", download: true, background: false))
     }

@@ -137,19 +137,30 @@ final class DatabaseCommandTests: XCTestCase {
         XCTAssertEqual(lines(c, #"lsinfo "Abba/Gold/02 Waterloo.ogg""#, "AlbumArtist"), [], "but not shown as its own")
     }
 
-    func testUpdateReimportsOffTheLoopAndAnnouncesTheEnd() {
+    func testUpdatesQueueAsMPDsDoAndTheDatabaseIdleComesOnceWhenSomethingChanged() {
         let c = stocked()
         XCTAssertEqual(c.send("update"), "updating_db: 1\nOK\n")
-        XCTAssertEqual(c.library.imports, [["/music"]])
+        XCTAssertEqual(c.library.rescans, [false])
         XCTAssertEqual(c.pairs("status")["updating_db"], "1")
-        XCTAssertEqual(c.send("update Abba"), "ACK [54@0] {update} Already updating\n")
-        XCTAssertEqual(c.endTurn(), "")
+        XCTAssertEqual(c.send("update Abba"), "updating_db: 2\nOK\n", "queued behind the first, as MPD 0.23 does")
+        XCTAssertEqual(c.library.imports, [["/music"], ["/music/Abba"]])
+        _ = c.endTurn()
+        XCTAssertEqual(c.send("idle database update"), "changed: update\nOK\n", "the start, kept for the client's next idle")
+        XCTAssertEqual(c.send("idle database update"), "")
+        c.library.finishNextImport()   // it found nothing changed
+        XCTAssertEqual(c.endTurn(), "changed: update\nOK\n", "a job ended; nothing changed, so no database")
+        XCTAssertEqual(c.pairs("status")["updating_db"], "2")
         XCTAssertEqual(c.send("idle database"), "")
-        c.library.finishImport?(ImportSummary())
+        c.library.add("/music/Abba/New/1.ogg", title: "New")   // what the second writes as it goes
+        XCTAssertEqual(c.endTurn(), "", "clients hear of it when the scan ends, not at each batch")
+        c.library.finishNextImport()
         XCTAssertEqual(c.endTurn(), "changed: database\nOK\n")
         XCTAssertNil(c.pairs("status")["updating_db"])
-        XCTAssertEqual(c.send("rescan Abba/Gold"), "updating_db: 2\nOK\n")
+        XCTAssertEqual(c.send("rescan Abba/Gold"), "updating_db: 3\nOK\n")
         XCTAssertEqual(c.library.imports.last, ["/music/Abba/Gold"])
+        XCTAssertEqual(c.library.rescans.last, true, "rescan reads everything again")
+        for i in 4...35 { XCTAssertEqual(c.send("update"), "updating_db: \(i)\nOK\n") }
+        XCTAssertEqual(c.send("update"), "ACK [54@0] {update} Update queue is full\n", "one running and 32 waiting, as MPD")
     }
 
     func testChangesMadeElsewhereWakeDatabaseAndStoredPlaylistIdles() {

@@ -163,7 +163,6 @@ final class ScriptedLibrary: LibrarySession {
     var stored: [(info: PlaylistInfo, items: [Int64])] = []
     weak var session: ScriptedSession?
     var imports: [[String]] = []
-    var finishImport: ((ImportSummary) -> Void)?
 
     init(session: ScriptedSession) { self.session = session }
 
@@ -189,11 +188,19 @@ final class ScriptedLibrary: LibrarySession {
         try session!.run(.add(entries: entries, after: after, atStart: atStart, play: false))
     }
 
-    func importItems(_ inputs: [String], progress: @escaping (Int, Int) -> Void,
+    func importItems(_ inputs: [String], rescan: Bool, progress: @escaping (Int, Int) -> Void,
                      done: @escaping (ImportSummary) -> Void) throws(SessionError) {
         imports.append(inputs)
-        finishImport = done
+        rescans.append(rescan)
+        finishImports.append(done)
     }
+    var rescans: [Bool] = []
+    /// The imports' ends, in the order they were asked for (the real library runs them so).
+    var finishImports: [(ImportSummary) -> Void] = []
+    var scanning: Bool { !finishImports.isEmpty }
+    func finishNextImport(_ summary: ImportSummary = ImportSummary()) { finishImports.removeFirst()(summary) }
+    func scanProblems() throws(SessionError) -> [(path: String, reason: String)] { [] }
+    var watchStatus: String { "off" }
 
     func savePlaylist(_ name: String) throws(SessionError) -> Int {
         let ids = session!.queue.entries.compactMap(\.itemID)

@@ -50,8 +50,9 @@ class DaemonTestCase: XCTestCase {
     /// Starts reeld and waits until it owns its name.
     @discardableResult
     func startDaemon(_ files: [URL] = [], _ extra: [String] = [], environment: [String: String] = [:]) throws -> ChildProcess {
-        // The test media's folder is MPD's music folder, unless `extra` says another.
-        let child = try ChildProcess(Binaries.reeld, ["--ao", "null", "--music-dir", Media.folder.path] + extra + files.map(\.path),
+        // The test media's folder is MPD's music folder, unless `extra` says another; it is not followed
+        // (a followed folder is imported at start) unless `extra` says --watch yes.
+        let child = try ChildProcess(Binaries.reeld, ["--ao", "null", "--music-dir", Media.folder.path, "--watch", "no"] + extra + files.map(\.path),
                                      busAddress: bus.address, home: home, environment: environment)
         daemon = child
         let owned = waitForSignal(timeout: 20) {

@@ -1,0 +1,63 @@
+/// The paths a watch saw change, held until their writes settle: a file is scanned once it is
+/// closed and quiet, not half-copied; a folder once nothing below it is still being written.
+/// Pure: the watch tells it what happened and when (µs), and asks what is due.
+struct SettlingPaths {
+    /// How long a path must be quiet before it is scanned.
+    static let quiet: Int64 = 400_000
+    /// A file left open for writing is scanned anyway after this long without a write
+    /// (a program that holds its file open, or a close the watch missed).
+    static let openQuiet: Int64 = 10_000_000
+
+    private var pending: [String: (last: Int64, writing: Bool)] = [:]
+
+    var isEmpty: Bool { pending.isEmpty }
+
+    /// Something happened to `path`: `writing` true when it was created or written, false when
+    /// it was closed after writing, nil for anything else (a removal, a move, a new folder).
+    mutating func touched(_ path: String, writing: Bool?, at now: Int64) {
+        let wasWriting = pending[path]?.writing ?? false
+        pending[path] = (now, writing ?? wasWriting)
+        // A folder waiting to be scanned waits for what is being written below it.
+        var parent = Self.parent(path)
+        while let folder = parent {
+            if let held = pending[folder] { pending[folder] = (max(held.last, now), held.writing) }
+            parent = Self.parent(folder)
+        }
+    }
+
+    /// The paths ready now, removed from what is held: no folder with one of its own below it.
+    mutating func due(at now: Int64) -> [String] {
+        var ready = Set<String>()
+        var blocked = Set<String>()
+        for (path, state) in pending {
+            let settled = now - state.last >= (state.writing ? Self.openQuiet : Self.quiet)
+            if settled { ready.insert(path); continue }
+            var parent = Self.parent(path)
+            while let folder = parent {
+                guard blocked.insert(folder).inserted else { break }
+                parent = Self.parent(folder)
+            }
+        }
+        ready.subtract(blocked)
+        let taken = ready.filter { path in
+            var parent = Self.parent(path)
+            while let folder = parent {
+                if ready.contains(folder) { return false }
+                parent = Self.parent(folder)
+            }
+            return true
+        }
+        for path in ready { pending[path] = nil }
+        return taken.sorted()
+    }
+
+    /// When the next path may be due (µs), nil when nothing is held.
+    var nextCheck: Int64? {
+        pending.values.map { $0.last + ($0.writing ? Self.openQuiet : Self.quiet) }.min()
+    }
+
+    private static func parent(_ path: String) -> String? {
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")), slash != path.utf8.startIndex else { return nil }
+        return String(path[..<slash])
+    }
+}
