@@ -53,6 +53,7 @@ release: deps
 static:
 	$(SWIFT) build -c release --static-swift-stdlib --product reel --build-path .build/static
 	$(SWIFT) build -c release --static-swift-stdlib --product reeld --build-path .build/static
+	$(SWIFT) build -c release --static-swift-stdlib --product reel-scan --build-path .build/static
 
 # The man pages, from their scdoc sources in docs/man.
 man:
@@ -111,8 +112,9 @@ install-files: static man completions
 	  $(DESTDIR)$(PREFIX)/share/dbus-1/services $(DESTDIR)$(PREFIX)/lib/systemd/user \
 	  $(DESTDIR)$(PREFIX)/share/applications $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5 \
 	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions \
-	  $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+	  $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d $(DESTDIR)$(PREFIX)/lib/reel
 	install -m 755 $(STATIC)/reeld $(STATIC)/reel $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(STATIC)/reel-scan $(DESTDIR)$(PREFIX)/lib/reel/
 	install -m 644 dbus/org.mpris.MediaPlayer2.reel.xml $(DESTDIR)$(PREFIX)/share/reel/dbus/
 	sed 's|@BINDIR@|$(PREFIX)/bin|g' dbus/org.mpris.MediaPlayer2.reel.service \
 	  > $(DESTDIR)$(PREFIX)/share/dbus-1/services/org.mpris.MediaPlayer2.reel.service
@@ -125,7 +127,7 @@ install-files: static man completions
 	install -m 644 .build/completions/reel.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/reel.fish
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/reeld $(DESTDIR)$(PREFIX)/bin/reel \
+	rm -f $(DESTDIR)$(PREFIX)/bin/reeld $(DESTDIR)$(PREFIX)/bin/reel $(DESTDIR)$(PREFIX)/lib/reel/reel-scan \
 	  $(DESTDIR)$(PREFIX)/share/reel/dbus/org.mpris.MediaPlayer2.reel.xml \
 	  $(DESTDIR)$(PREFIX)/share/dbus-1/services/org.mpris.MediaPlayer2.reel.service \
 	  $(DESTDIR)$(PREFIX)/lib/systemd/user/reeld.service \

@@ -39,16 +39,26 @@ struct SettlingPaths {
             }
         }
         ready.subtract(blocked)
+        // A path below another held is scanned with it, when the folder is.
         let taken = ready.filter { path in
             var parent = Self.parent(path)
             while let folder = parent {
-                if ready.contains(folder) { return false }
+                if pending[folder] != nil { return false }
                 parent = Self.parent(folder)
             }
             return true
         }
-        for path in ready { pending[path] = nil }
+        for path in ready where taken.contains(path) || Self.isBelow(path, any: taken) { pending[path] = nil }
         return taken.sorted()
+    }
+
+    private static func isBelow(_ path: String, any folders: Set<String>) -> Bool {
+        var parent = Self.parent(path)
+        while let folder = parent {
+            if folders.contains(folder) { return true }
+            parent = Self.parent(folder)
+        }
+        return false
     }
 
     /// When the next path may be due (µs), nil when nothing is held.
