@@ -72,7 +72,8 @@ let package = Package(
         .testTarget(name: "ReelLibraryTests", dependencies: ["ReelLibrary", "ReelCore", "ReelSQLite", "ReelHarness"]),
         .testTarget(name: "ReelMPVTests", dependencies: ["ReelMPV", "ReelCore", "ReelHarness", "ReelSystem"]),
         .testTarget(name: "ReelCacheTests", dependencies: ["ReelCache", "ReelCore", "ReelHarness"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["ReelCore", "ReelSystem", "ReelDBus", "ReelMPRIS", "ReelMPD", "ReelHarness", "ReelLibrary", "ReelCache", "ReelSQLite", "ReelCLI", "ReelSettings"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["ReelCore", "ReelSystem", "ReelDBus", "ReelMPRIS", "ReelMPD", "ReelHarness", "ReelLibrary", "ReelCache", "ReelSQLite", "ReelCLI", "ReelSettings"],
+                    exclude: ["Fixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

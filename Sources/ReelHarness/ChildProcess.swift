@@ -12,6 +12,9 @@ public enum Binaries {
     }()
     public static var reeld: URL { dir.appendingPathComponent("reeld") }
     public static var reel: URL { dir.appendingPathComponent("reel") }
+    public static var reelScan: URL { dir.appendingPathComponent("reel-scan") }
+    /// The project's scripts (the collection generator).
+    public static let scripts = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../scripts").standardized
 }
 
 /// A process started with a private bus and XDG dirs under `home` in its

@@ -131,13 +131,16 @@ public final class FolderWatch: @unchecked Sendable {   // its state is touched 
             if mask & UInt32(IN_IGNORED) != 0 { folders[wd] = nil; continue }
             if mask & UInt32(IN_DELETE_SELF | IN_MOVE_SELF) != 0 { settling.touched(folder, writing: nil, at: now); continue }
             let name = String(decoding: nameBytes, as: UTF8.self)
-            guard !name.isEmpty else { continue }
+            // Hidden names are not scanned: a download's or a copy's temporary file (rsync's
+            // .name.XXXXXX) is seen when it is renamed to its own name.
+            guard !name.isEmpty, !name.hasPrefix(".") else { continue }
             let path = folder == "/" ? "/" + name : folder + "/" + name
             let isFolder = mask & UInt32(IN_ISDIR) != 0
             if isFolder, mask & UInt32(IN_MOVED_FROM | IN_DELETE) != 0 { forget(under: path) }
-            if isFolder, mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0, !name.hasPrefix(".") { watchTree(path) }
+            if isFolder, mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 { watchTree(path) }
+            // Closed, renamed into place, moved away or deleted: nothing is being written under the name.
             let writing: Bool? = isFolder ? nil
-                : mask & UInt32(IN_CLOSE_WRITE) != 0 ? false
+                : mask & UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE) != 0 ? false
                 : mask & UInt32(IN_CREATE | IN_MODIFY) != 0 ? true : nil
             settling.touched(path, writing: writing, at: now)
         }

@@ -44,14 +44,6 @@ public final class Library {
         } catch {
             throw LibraryOpenError.unavailable(path: path, detail: error.description)
         }
-        var info = stat()
-        if stat(path, &info) == 0, info.st_size > 0 {
-            var header = [UInt8](repeating: 0, count: 16)
-            let fd = open(path, O_RDONLY | O_CLOEXEC)
-            let n = fd >= 0 ? read(fd, &header, 16) : -1
-            if fd >= 0 { close(fd) }
-            guard n == 16, header == Array("SQLite format 3\0".utf8) else { throw LibraryOpenError.foreign(path: path) }
-        }
         do {
             db = try Database(path: path)
             // One statement, so one snapshot: read apart, a second opener could see
@@ -73,9 +65,22 @@ public final class Library {
             try db.execute("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON")
             try migrate(from: version)
         } catch let error as SQLiteError {
+            if error.isNotADatabase, !Self.hasSQLiteHeader(path) { throw LibraryOpenError.foreign(path: path) }
             throw error.isCorrupt ? LibraryOpenError.corrupt(path: path, detail: error.message)
                 : LibraryOpenError.unavailable(path: path, detail: error.message)
         }
+    }
+
+    /// Whether the file starts as an SQLite database does. Only asked once SQLite refused the
+    /// file: closing a descriptor of it drops every lock this process holds on it, those of
+    /// the daemon's own connections too (POSIX locks belong to the process), and the next
+    /// process to close its connection would then take the write-ahead log away from under them.
+    private static func hasSQLiteHeader(_ path: String) -> Bool {
+        var header = [UInt8](repeating: 0, count: 16)
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let n = fd >= 0 ? read(fd, &header, 16) : -1
+        if fd >= 0 { close(fd) }
+        return n == 16 && header == Array("SQLite format 3\0".utf8)
     }
 
     private func migrate(from version: Int64) throws {

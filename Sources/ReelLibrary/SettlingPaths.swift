@@ -8,12 +8,17 @@ struct SettlingPaths {
     /// (a program that holds its file open, or a close the watch missed).
     static let openQuiet: Int64 = 10_000_000
 
+    /// Paths that settle this close together are scanned together: a rename's two ends, seen a
+    /// few µs apart, must be one scan for the file to be known as moved rather than gone and new.
+    static let together: Int64 = 100_000
+
     private var pending: [String: (last: Int64, writing: Bool)] = [:]
 
     var isEmpty: Bool { pending.isEmpty }
 
     /// Something happened to `path`: `writing` true when it was created or written, false when
-    /// it was closed after writing, nil for anything else (a removal, a move, a new folder).
+    /// nothing is being written under the name any more (closed, renamed into place, moved away,
+    /// deleted), nil for anything else (a change of mode, a folder).
     mutating func touched(_ path: String, writing: Bool?, at now: Int64) {
         let wasWriting = pending[path]?.writing ?? false
         pending[path] = (now, writing ?? wasWriting)
@@ -30,7 +35,7 @@ struct SettlingPaths {
         var ready = Set<String>()
         var blocked = Set<String>()
         for (path, state) in pending {
-            let settled = now - state.last >= (state.writing ? Self.openQuiet : Self.quiet)
+            let settled = now + Self.together - state.last >= (state.writing ? Self.openQuiet : Self.quiet)
             if settled { ready.insert(path); continue }
             var parent = Self.parent(path)
             while let folder = parent {

@@ -25,6 +25,8 @@ public struct SQLiteError: Error, Equatable, CustomStringConvertible {
     }
     /// The file is damaged or is not a database.
     public var isCorrupt: Bool { code & 0xFF == SQLITE_CORRUPT || code & 0xFF == SQLITE_NOTADB }
+    /// The file is not an SQLite database (or its header is damaged).
+    public var isNotADatabase: Bool { code & 0xFF == SQLITE_NOTADB }
 }
 
 /// One SQLite connection, used from one thread. Statements are prepared with

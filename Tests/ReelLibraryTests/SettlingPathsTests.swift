@@ -8,7 +8,7 @@ final class SettlingPathsTests: XCTestCase {
     func testAPathIsDueOnceQuietAndOnlyOnce() {
         var paths = SettlingPaths()
         paths.touched("/m/a.ogg", writing: nil, at: 0)
-        XCTAssertEqual(paths.due(at: quiet - 1), [])
+        XCTAssertEqual(paths.due(at: quiet - SettlingPaths.together - 1), [])
         XCTAssertEqual(paths.nextCheck, quiet)
         XCTAssertEqual(paths.due(at: quiet), ["/m/a.ogg"])
         XCTAssertEqual(paths.due(at: quiet * 10), [])
@@ -28,7 +28,7 @@ final class SettlingPathsTests: XCTestCase {
     func testAFileLeftOpenIsReadAfterALongQuiet() {
         var paths = SettlingPaths()
         paths.touched("/m/held.ogg", writing: true, at: 0)
-        XCTAssertEqual(paths.due(at: SettlingPaths.openQuiet - 1), [])
+        XCTAssertEqual(paths.due(at: SettlingPaths.openQuiet - SettlingPaths.together - 1), [])
         XCTAssertEqual(paths.due(at: SettlingPaths.openQuiet), ["/m/held.ogg"])
     }
 
@@ -42,6 +42,22 @@ final class SettlingPathsTests: XCTestCase {
         paths.touched("/m/New/2.ogg", writing: false, at: 900_000)
         XCTAssertEqual(paths.due(at: 900_000 + quiet), ["/m/New"], "one scan of the folder, not one a file")
         XCTAssertTrue(paths.isEmpty)
+    }
+
+    func testAFileRenamedAwayWhileOpenDoesNotHoldItsFolder() {
+        var paths = SettlingPaths()
+        paths.touched("/m/A", writing: nil, at: 0)
+        paths.touched("/m/A/part.tmp", writing: true, at: 0)   // a download's temporary file...
+        paths.touched("/m/A/part.tmp", writing: false, at: 10)  // ...renamed into place
+        paths.touched("/m/A/song.ogg", writing: false, at: 10)
+        XCTAssertEqual(paths.due(at: quiet + 10), ["/m/A"])
+    }
+
+    func testARenamesTwoEndsAreDueTogether() {
+        var paths = SettlingPaths()
+        paths.touched("/m/Old", writing: nil, at: 0)
+        paths.touched("/m/New", writing: nil, at: 30)
+        XCTAssertEqual(paths.due(at: quiet), ["/m/New", "/m/Old"])
     }
 
     func testSiblingsAreDueApartAndANameThatOnlyStartsTheSameIsNotBelow() {
