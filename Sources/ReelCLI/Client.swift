@@ -116,6 +116,7 @@ public final class Client {
         var status = PlayerStatus(player: player, lastError: reel["LastError"]?.string ?? "",
                                   libraryError: reel["LibraryError"]?.string ?? "", activity: reel["Activity"]?.string ?? "",
                                   sleep: sleep)
+        status.libraryWatch = reel["LibraryWatch"]?.string ?? ""
         status.controlAddresses = reel["ControlAddresses"]?.stringArray ?? []
         status.audioOutput = reel["AudioOutput"]?.string ?? ""
         status.timeSaved = reel["TimeSaved"]?.int64.flatMap { $0 >= 0 ? $0 : nil }

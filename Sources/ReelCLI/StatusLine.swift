@@ -22,6 +22,8 @@ public struct PlayerStatus: Equatable, Sendable {
     public var volume = 1.0
     public var lastError = ""
     public var libraryError = ""
+    /// How the music folder is followed (LibraryWatch): shown when it is not simply watched.
+    public var libraryWatch = ""
     /// "connecting to HOST", "buffering", or "".
     public var activity = ""
     /// Bytes cached and the length of the remote file playing; nil when it is not read through the cache.
@@ -108,8 +110,12 @@ public struct PlayerStatus: Equatable, Sendable {
         }
         if !lastError.isEmpty { parts.append("[error: \(lastError.printable)]") }
         if !libraryError.isEmpty { parts.append("[library: \(libraryError.printable)]") }
+        if watchNeedsSaying { parts.append("[music folder: \(libraryWatch.printable)]") }
         return parts.joined(separator: "  ")
     }
+
+    /// Watched, or turned off on purpose, is the normal case; anything else is a problem.
+    var watchNeedsSaying: Bool { !libraryWatch.isEmpty && libraryWatch != "off" && !libraryWatch.hasPrefix("watching ") }
 
     public var json: [String: Any] {
         var object: [String: Any] = [
@@ -127,6 +133,7 @@ public struct PlayerStatus: Equatable, Sendable {
         object["chapter"] = chapter.map { ["number": $0.number, "title": $0.title] as [String: Any] }
         object["lastError"] = lastError.isEmpty ? nil : lastError
         object["libraryError"] = libraryError.isEmpty ? nil : libraryError
+        object["libraryWatch"] = libraryWatch.isEmpty ? nil : libraryWatch
         object["activity"] = activity.isEmpty ? nil : activity
         if let fill = cacheFill { object["cached"] = ["present": fill.present, "length": fill.length] }
         if !controlAddresses.isEmpty { object["controlAddresses"] = controlAddresses }

@@ -8,8 +8,12 @@ import ReelSystem
 /// the whole tree once.
 public final class FolderWatch: @unchecked Sendable {   // its state is touched only by its own thread after start
     public enum Event: Sendable, Equatable {
-        /// These paths (files or folders, there or gone) changed and have settled.
+        /// These paths (files or folders, there or gone) below the root changed and have settled.
         case changed([String])
+        /// Anything may have changed: the whole tree is to be scanned as the music folder is at
+        /// start (the fallback's period came, events were lost, or the root itself changed), so
+        /// that a folder found missing is said to be, not emptied out of the library.
+        case rescan
         /// Watches ran out: the tree is only partly watched, and is scanned periodically instead.
         case exhausted(String)
     }
@@ -101,7 +105,9 @@ public final class FolderWatch: @unchecked Sendable {   // its state is touched 
             let due = settling.due(at: now2)
             if now2 >= nextFallback {
                 nextFallback = now2 + fallbackInterval
-                deliver(.changed([root]))
+                deliver(.rescan)
+            } else if due.contains(root) {
+                deliver(.rescan)
             } else if !due.isEmpty {
                 deliver(.changed(due))
             }

@@ -36,6 +36,11 @@ final class ImportQueue {
             waiting[last].work = .changed(held + paths.filter { !held.contains($0) })
             return
         }
+        // A scan of the whole folder already waiting will see all a second would.
+        if done == nil, case .inputs(let inputs, let rescan) = work,
+           waiting.contains(where: { if case .inputs(inputs, rescan) = $0.work { true } else { false } }) {
+            return
+        }
         nextID += 1
         waiting.append(Job(id: nextID, work: work, progress: progress, done: done))
         startNext(libraryPath: libraryPath)
@@ -46,13 +51,14 @@ final class ImportQueue {
         running?.progress?(done, total)
     }
 
-    /// A job ended: tells whoever asked, and starts the next.
-    func finished(job: Int, _ summary: ImportSummary, libraryPath: String?) -> Work? {
-        guard let ended = running, ended.id == job else { return nil }
+    /// A job ended: tells whoever asked, and starts the next. True when nobody asked for it
+    /// (a scan the music folder's watch needed), so that the daemon's log tells what it found.
+    func finished(job: Int, _ summary: ImportSummary, libraryPath: String?) -> Bool {
+        guard let ended = running, ended.id == job else { return false }
         running = nil
         ended.done?(summary)
         if let libraryPath { startNext(libraryPath: libraryPath) }
-        return ended.work
+        return ended.done == nil
     }
 
     private func startNext(libraryPath: String) {

@@ -68,8 +68,7 @@ final class LibraryService: LibrarySession {
 
     func importDone(job: Int, _ summary: ImportSummary) {
         if summary.changedCatalogue { catalogueRevision += 1 }
-        let work = imports.finished(job: job, summary, libraryPath: try? settledLibrary.path)
-        guard let work, case .changed = work else { return }
+        guard imports.finished(job: job, summary, libraryPath: try? settledLibrary.path) else { return }
         let counts = [("added", summary.added), ("updated", summary.updated), ("moved", summary.moved), ("removed", summary.removed)]
             .filter { $0.1 > 0 }.map { "\($0.0) \($0.1)" }
         if !counts.isEmpty { log("music folder changed: " + counts.joined(separator: ", ")) }
@@ -113,6 +112,9 @@ final class LibraryService: LibrarySession {
         case .changed(let paths):
             guard let path = try? settledLibrary.path else { return }
             imports.add(.changed(paths), libraryPath: path)
+        case .rescan:
+            guard let path = try? settledLibrary.path, let root = watch?.root else { return }
+            imports.add(.inputs([root], rescan: false), libraryPath: path)
         case .exhausted(let why):
             watchStatus = "periodic: " + why
             log(why)

@@ -182,6 +182,30 @@ final class CollectionTests: DaemonTestCase {
         try waitForLibrary("the removal") { $0.count == 6 }
     }
 
+    func testWhenTheWatchesRunOutItSaysSoOnceAndRescansPeriodically() throws {
+        // A user namespace of its own, whose inotify watches are few: the kernel's real ENOSPC.
+        guard getuid() == 0 else { throw XCTSkip("a user namespace's limits are set as its root") }
+        let music = try makeCollection("few watches", count: 8)
+        try startDaemon([], ["--music-dir", music.path, "--watch", "yes", "--rescan-interval", "1"],
+                        wrapper: ["/usr/bin/unshare", "--user", "--map-root-user", "/bin/sh", "-c",
+                                  "echo 2 > /proc/sys/user/max_inotify_watches && exec \"$0\" \"$@\""])
+        try waitForLibrary("the folder scanned at start") { $0.count == 8 }
+        let watch = try XCTUnwrap(get("LibraryWatch", MPRIS.reel).string)
+        XCTAssertTrue(watch.hasPrefix("periodic: the system's inotify watches ran out"), watch)
+        XCTAssertTrue(watch.contains("every 1 s"), watch)
+        let (_, status) = try reel("status")
+        XCTAssertTrue(status.contains("inotify watches ran out"), "reel status says it: \(status)")
+
+        // Deep in a folder no watch covers: found by the next periodic scan.
+        let deep = music.appendingPathComponent("A/B/C")
+        try FileManager.default.createDirectory(at: deep, withIntermediateDirectories: true)
+        let song = try XCTUnwrap(FileManager.default.subpathsOfDirectory(atPath: music.path).first { $0.hasSuffix(".ogg") })
+        try FileManager.default.copyItem(atPath: music.appendingPathComponent(song).path, toPath: deep.appendingPathComponent("new.ogg").path)
+        try waitForLibrary("the new file") { $0.count == 9 }
+        try waitForLog("music folder changed: added 1")
+        XCTAssertEqual(daemon?.text.components(separatedBy: "inotify watches ran out").count, 2, "said once: \(daemon?.text ?? "")")
+    }
+
     func testMPDsUpdateAndRescanThroughARealClient() throws {
         let music = try makeCollection("mpd", count: 12)
         try startWithMPD([], ["--music-dir", music.path])

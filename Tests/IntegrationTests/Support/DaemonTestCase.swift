@@ -49,11 +49,16 @@ class DaemonTestCase: XCTestCase {
 
     /// Starts reeld and waits until it owns its name.
     @discardableResult
-    func startDaemon(_ files: [URL] = [], _ extra: [String] = [], environment: [String: String] = [:]) throws -> ChildProcess {
+    /// `wrapper`: a program and its arguments that run reeld (given as the rest), as unshare does.
+    func startDaemon(_ files: [URL] = [], _ extra: [String] = [], environment: [String: String] = [:],
+                     wrapper: [String] = []) throws -> ChildProcess {
         // The test media's folder is MPD's music folder, unless `extra` says another; it is not followed
         // (a followed folder is imported at start) unless `extra` says --watch yes.
-        let child = try ChildProcess(Binaries.reeld, ["--ao", "null", "--music-dir", Media.folder.path, "--watch", "no"] + extra + files.map(\.path),
-                                     busAddress: bus.address, home: home, environment: environment)
+        let args = ["--ao", "null", "--music-dir", Media.folder.path, "--watch", "no"] + extra + files.map(\.path)
+        let child = try wrapper.isEmpty
+            ? ChildProcess(Binaries.reeld, args, busAddress: bus.address, home: home, environment: environment)
+            : ChildProcess(URL(fileURLWithPath: wrapper[0]), wrapper.dropFirst() + [Binaries.reeld.path] + args,
+                           busAddress: bus.address, home: home, environment: environment)
         daemon = child
         let owned = waitForSignal(timeout: 20) {
             $0.member == "NameOwnerChanged" && $0.arguments.first?.string == Self.name && $0.arguments.last?.string != ""
