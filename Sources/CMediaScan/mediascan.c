@@ -98,8 +98,17 @@ static void describe(reel_media *m) {
     f->sample_rate = p->sample_rate;
     f->channels = p->ch_layout.nb_channels;
     if (p->bit_rate > 0) f->bit_rate = p->bit_rate;
-    // Before anything is decoded a compressed stream has no sample format: its decoder's is what it decodes to.
+    // Before anything is decoded a compressed stream has no sample format: a lossless one says
+    // its bits (WavPack's decoder lists float first, whatever the file holds); else its
+    // decoder's first format is what it decodes to.
     int format = p->format;
+    const AVCodecDescriptor *codec = avcodec_descriptor_get(p->codec_id);
+    int lossless = codec && (codec->props & AV_CODEC_PROP_LOSSLESS);
+    int stated = p->bits_per_raw_sample > 0 ? p->bits_per_raw_sample : lossless ? p->bits_per_coded_sample : 0;
+    if (format < 0 && stated > 0) {
+        f->bits = stated;
+        return;
+    }
     if (format < 0) {
         const AVCodec *decoder = avcodec_find_decoder(p->codec_id);
         if (decoder && decoder->sample_fmts) format = decoder->sample_fmts[0];

@@ -7,7 +7,8 @@ public enum ReferenceMPD {
     public static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: executable) }
 
     /// Starts it; returns the process and the socket it will serve (once it has read its config).
-    public static func start(music: URL, dir: URL) throws -> (process: ChildProcess, socket: String) {
+    /// `autoUpdate`: MPD's own inotify watch of the music folder.
+    public static func start(music: URL, dir: URL, autoUpdate: Bool = false) throws -> (process: ChildProcess, socket: String) {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let socket = dir.appendingPathComponent("socket").path
         let config = dir.appendingPathComponent("mpd.conf")
@@ -16,6 +17,7 @@ public enum ReferenceMPD {
             db_file "\(dir.path)/database"
             state_file "\(dir.path)/state"
             bind_to_address "\(socket)"
+            auto_update "\(autoUpdate ? "yes" : "no")"
             audio_output {
                 type "null"
                 name "null"

@@ -12,12 +12,13 @@ func say(_ line: String) {
 // An unknown argument (`--help` among them) prints what there is rather than starting the
 // whole bench, which takes minutes and starts servers.
 let parts = ["--latency", "--widgets", "--sound", "--talk", "--queue", "--footprint", "--cache", "--snapcast",
-             "--mpd", "--network", "--library"]
+             "--mpd", "--network", "--library", "--collection", "--collection-100k"]
 for (i, argument) in CommandLine.arguments.enumerated().dropFirst()
 where !parts.contains(argument) && argument != "--mpd-profile" && CommandLine.arguments[i - 1] != "--mpd-profile" {
     say("""
         usage: reel-bench [PART...]
-        With no PART, every part but --latency and --mpd-profile runs (make bench).
+        With no PART, every part but --latency, --mpd-profile and --collection-100k runs (make bench).
+        --collection: 2,000 and 20,000 songs against MPD; --collection-100k: 100,000 too.
         Parts: \(parts.joined(separator: " ")) --mpd-profile [REQUEST]
         """)
     exit(argument == "--help" || argument == "-h" ? 0 : 2)
@@ -291,6 +292,19 @@ if CommandLine.arguments.contains("--network") {
     printNetworkFigures(try NetworkBench(dir: dir).run())
     finish()
 }
+/// The collection against MPD 0.23: 2,000 and 20,000 songs, and 100,000 when asked for.
+func collectionFigures() throws -> [(songs: Int, reel: CollectionBench.Side, mpd: CollectionBench.Side)] {
+    let sizes = [2_000, 20_000] + (CommandLine.arguments.contains("--collection-100k") ? [100_000] : [])
+    return try sizes.map { songs in
+        let (reel, mpd) = try CollectionBench(dir: dir, songs: songs).run()
+        return (songs, reel, mpd)
+    }
+}
+// `reel-bench --collection [--collection-100k]` measures only the collection.
+if CommandLine.arguments.contains("--collection") || CommandLine.arguments.contains("--collection-100k") {
+    CollectionBench.print(try collectionFigures())
+    finish()
+}
 // `reel-bench --library` measures only the library part.
 let libraryOnly = CommandLine.arguments.contains("--library")
 if libraryOnly {
@@ -352,6 +366,9 @@ let networkFigures = try NetworkBench(dir: dir).run()
 say("library: 100,000 items")
 let libraryFigures = try LibraryBench(items: 100_000).run()
 
+say("collection: reel against MPD 0.23")
+let collection = try collectionFigures()
+
 say("MPD protocol: reel against MPD 0.23")
 let mpdFigures = try MPDBench(dir: dir).run()
 
@@ -384,4 +401,6 @@ print("| `LibrarySearch` over D-Bus, \(libraryFigures.matches) matches, median (
       + "\(ms(libraryFigures.searchDBus.median)) (\(ms(libraryFigures.searchDBus.percentile(95)))) |")
 print("| `reel lib ls QUERY`, whole process, median of 10 | \(ms(libraryFigures.searchCLI.median)) |")
 print("| reeld RSS, empty library → 100,000 items | \(libraryFigures.rssEmpty / 1024) MiB → \(libraryFigures.rssFull / 1024) MiB |")
+print("\nA music collection (scripts/make-collection), reeld against MPD 0.23 through the same MPD requests:\n")
+CollectionBench.print(collection)
 finish()

@@ -63,6 +63,9 @@ final class LibraryService: LibrarySession {
         }
     }
 
+    /// The unreadable files one scan names in the log; `reel lib problems` has them all.
+    static let problemsLogged = 20
+
     /// How often, at most, what a running scan wrote is made known (µs).
     static let catalogueInterval: Int64 = 1_000_000
 
@@ -71,8 +74,11 @@ final class LibraryService: LibrarySession {
         guard imports.finished(job: job, summary, libraryPath: try? settledLibrary.path) else { return }
         let counts = [("added", summary.added), ("updated", summary.updated), ("moved", summary.moved), ("removed", summary.removed)]
             .filter { $0.1 > 0 }.map { "\($0.0) \($0.1)" }
-        if !counts.isEmpty { log("music folder changed: " + counts.joined(separator: ", ")) }
-        for (path, why) in summary.problems { log("cannot read \(path): \(why)") }
+        log(counts.isEmpty ? "music folder: nothing changed (\(summary.known) files)" : "music folder changed: " + counts.joined(separator: ", "))
+        for (path, why) in summary.problems.prefix(Self.problemsLogged) { log("cannot read \(path.escapingControls()): \(why)") }
+        if summary.problems.count > Self.problemsLogged {
+            log("…and \(summary.problems.count - Self.problemsLogged) more files that cannot be read (reel lib problems lists them)")
+        }
     }
 
     var scanning: Bool { imports.isBusy }
