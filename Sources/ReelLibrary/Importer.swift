@@ -32,7 +32,8 @@ public final class Importer: Sendable {
         var expansion = Expansion()
         for input in inputs { Importer.expand(input, into: &expansion, depth: 0) }
         let library: Library
-        do { library = try Library(path: libraryPath) } catch {
+        // (The daemon checked the library when it opened it; a check per import would read all of it again.)
+        do { library = try Library(path: libraryPath, check: false) } catch {
             summary.problems = expansion.problems + [(libraryPath, "\(error)")]
             return summary
         }
@@ -71,7 +72,7 @@ public final class Importer: Sendable {
     /// the scan of the music folder at the next start catches up on one cut short.
     public func runChanged(_ paths: [String], progress: (Int, Int) -> Void) -> ImportSummary {
         let library: Library
-        do { library = try Library(path: libraryPath) } catch { return ImportSummary(problems: [(libraryPath, "\(error)")]) }
+        do { library = try Library(path: libraryPath, check: false) } catch { return ImportSummary(problems: [(libraryPath, "\(error)")]) }
         do {
             let pool = try ScannerPool(scanner ?? ScannerPool.Settings(executable: ScannerPool.defaultExecutable() ?? "reel-scan"))
             return CollectionScan(library: library, pool: pool).run(paths.map { CollectionScan.Root($0, top: false) },

@@ -294,7 +294,9 @@ if CommandLine.arguments.contains("--network") {
 }
 /// The collection against MPD 0.23: 2,000 and 20,000 songs, and 100,000 when asked for.
 func collectionFigures() throws -> [(songs: Int, reel: CollectionBench.Side, mpd: CollectionBench.Side)] {
-    let sizes = [2_000, 20_000] + (CommandLine.arguments.contains("--collection-100k") ? [100_000] : [])
+    // REEL_BENCH_SONGS=2000 runs one size only (a quick look).
+    let sizes = ProcessInfo.processInfo.environment["REEL_BENCH_SONGS"].flatMap(Int.init).map { [$0] }
+        ?? [2_000, 20_000] + (CommandLine.arguments.contains("--collection-100k") ? [100_000] : [])
     return try sizes.map { songs in
         let (reel, mpd) = try CollectionBench(dir: dir, songs: songs).run()
         return (songs, reel, mpd)
