@@ -43,7 +43,7 @@ struct CollectionBench {
         try? FileManager.default.removeItem(at: spare)
         say("collection: generating \(songs) songs")
         try generate(music, count: songs, first: 0, coverEvery: 100)
-        try generate(spare, count: 6, first: songs + 10, coverEvery: 0)
+        try generate(spare, count: 12, first: songs + 10, coverEvery: 0)
         let spareFiles = try FileManager.default.subpathsOfDirectory(atPath: spare.path).filter { Paths.fileExtension($0) == "ogg" }.sorted()
         let mpd = try measureMPD(music, spare: spare.appendingPathComponent(spareFiles[0]), other: spare.appendingPathComponent(spareFiles[1]))
         let reel = try measureReel(music, spare: spare.appendingPathComponent(spareFiles[2]), other: spare.appendingPathComponent(spareFiles[3]))
