@@ -76,6 +76,7 @@ final class CommandTableTests: XCTestCase {
         XCTAssertEqual(offered("add "), ["files"])
         XCTAssertEqual(offered("add a.ogg b"), ["files"], "add takes many")
         XCTAssertEqual(offered("lib "), ["words", "add\tImport files, folders, M3U and PLS playlists and URLs",
+                                          "problems\tThe files the library could not read, and why",
                                           "ls\tList the items whose title, artist or album match the QUERY's words (all without one)",
                                           "info\tAll that is known of one item", "rm\tRemove an item from the library (not its file)",
                                           "forget-position\tMake an item start from the beginning next time",
