@@ -41,7 +41,7 @@ public final class CollectionScan {
             summary.problems.append((roots.first?.path ?? "", "cannot read the library: \(error)"))
             return summary
         }
-        var walk = CollectionWalk(known: known, rescan: rescan, started: Self.wallClock())
+        var walk = CollectionWalk(known: known, rescan: rescan, started: wallClockNanoseconds())
         for root in roots { walk.walk(root.path, top: root.top) }
         let plan = walk.plan
         summary.known = plan.unchanged
@@ -122,12 +122,6 @@ public final class CollectionScan {
     private struct Key: Hashable {
         var size: Int64
         var identity: UInt64
-    }
-
-    static func wallClock() -> Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
     }
 }
 

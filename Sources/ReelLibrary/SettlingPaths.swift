@@ -71,8 +71,9 @@ struct SettlingPaths {
         pending.values.map { $0.last + ($0.writing ? Self.openQuiet : Self.quiet) }.min()
     }
 
+    /// The folder holding `path`, nil at the top.
     private static func parent(_ path: String) -> String? {
-        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")), slash != path.utf8.startIndex else { return nil }
-        return String(path[..<slash])
+        let folder = KnownFiles.parent(path)
+        return folder == path || folder == "/" ? nil : folder
     }
 }

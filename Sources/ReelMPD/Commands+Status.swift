@@ -105,9 +105,5 @@ extension MPDCommands {
     }
 
     /// Now, in Unix seconds.
-    static func wallClock() -> Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return Int64(now.tv_sec)
-    }
+    static func wallClock() -> Int64 { wallClockNanoseconds() / 1_000_000_000 }
 }
