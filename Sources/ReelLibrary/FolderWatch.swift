@@ -14,6 +14,9 @@ public final class FolderWatch: @unchecked Sendable {   // its state is touched 
         /// start (the fallback's period came, events were lost, or the root itself changed), so
         /// that a folder found missing is said to be, not emptied out of the library.
         case rescan
+        /// The tree is watched (as far as watches go): what changes from now on is seen, so a
+        /// scan that catches up with what changed before may start.
+        case watching
         /// Watches ran out: the tree is only partly watched, and is scanned periodically instead.
         case exhausted(String)
     }
@@ -37,14 +40,17 @@ public final class FolderWatch: @unchecked Sendable {   // its state is touched 
         self.deliver = deliver
     }
 
-    /// Sets up the watches (on the caller's thread, so that nothing done after this is missed) and
-    /// starts the thread that reads them.
+    /// Starts the thread that sets up the watches (a folder at a time: ten thousand folders are
+    /// not walked before the daemon answers), says `.watching` once they are, then reads them.
     public func start() throws(SystemError) {
         fd = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
         guard fd >= 0 else { throw SystemError("cannot watch \(root): \(String(cString: strerror(errno)))") }
         guard reel_pipe_cloexec(&wake) == 0 else { throw SystemError("cannot watch \(root): \(String(cString: strerror(errno)))") }
-        watchTree(root)
-        Threads.start(name: "reel-watch") { [self] in run() }
+        Threads.start(name: "reel-watch") { [self] in
+            watchTree(root)
+            deliver(.watching)
+            run()
+        }
     }
 
     /// Ends the thread (the watches go with the descriptor).

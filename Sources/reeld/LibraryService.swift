@@ -102,7 +102,7 @@ final class LibraryService: LibrarySession {
         let mailbox = tasks
         let watch = FolderWatch(root: folder, fallbackInterval: fallbackInterval) { mailbox.post(.watch($0)) }
         do {
-            try watch.start()   // before the scan: nothing that changes during it is missed
+            try watch.start()   // the scan that catches up comes once it watches: nothing changed during it is missed
         } catch {
             watchStatus = "off: \(error)"
             log("\(error)")
@@ -110,7 +110,6 @@ final class LibraryService: LibrarySession {
         }
         self.watch = watch
         watchStatus = "watching \(folder)"
-        imports.add(.inputs([folder], rescan: false), libraryPath: path)
     }
 
     func watched(_ event: FolderWatch.Event) {
@@ -118,7 +117,7 @@ final class LibraryService: LibrarySession {
         case .changed(let paths):
             guard let path = try? settledLibrary.path else { return }
             imports.add(.changed(paths), libraryPath: path)
-        case .rescan:
+        case .rescan, .watching:
             guard let path = try? settledLibrary.path, let root = watch?.root else { return }
             imports.add(.inputs([root], rescan: false), libraryPath: path)
         case .exhausted(let why):
