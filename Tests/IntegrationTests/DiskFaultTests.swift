@@ -49,6 +49,26 @@ final class DiskFaultTests: DaemonTestCase {
         XCTAssertGreaterThanOrEqual(try position(), reached - 1_500_000, "the position was stored once the disk let it")
     }
 
+    func testAScanThatFillsTheDiskStopsWithTheReasonKeepsWhatItWroteAndGoesOnOnceThereIsRoom() throws {
+        let first = home.appendingPathComponent("first"), more = home.appendingPathComponent("more")
+        for (dir, count, start) in [(first, 20, 0), (more, 60, 100)] {
+            let (status, out) = try runTool(Binaries.scripts.appendingPathComponent("make-collection"),
+                                            [dir.path, String(count), "--first", String(start)], timeout: 60)
+            XCTAssertEqual(status, 0, out)
+        }
+        try startDaemon([], [], environment: environment)
+        XCTAssertTrue(try reel("lib", "add", first.path).1.hasPrefix("added 20"))
+        try disk.fill()
+        let (status, out) = try reel(timeout: 60, "lib", "add", more.path)
+        XCTAssertEqual(status, 0, out)
+        XCTAssertTrue(out.contains("cannot write the library") && out.contains("full"), out)
+        XCTAssertEqual(try reel("lib", "ls").1.split(separator: "\n").count, 20, "nothing already in the library is lost")
+        try disk.free()
+        let (_, again) = try reel(timeout: 60, "lib", "add", more.path)
+        XCTAssertTrue(again.hasPrefix("added 60"), again)
+        XCTAssertEqual(try reel("lib", "ls").1.split(separator: "\n").count, 80)
+    }
+
     func testAfterADiskFullTheQueueIsSavedAgainWithEveryEntry() throws {
         try startDaemon([media.tones[0], media.tones[1]], ["--paused"], environment: environment)
         listen(for: 0.5)
