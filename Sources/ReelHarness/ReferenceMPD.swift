@@ -17,6 +17,7 @@ public enum ReferenceMPD {
             db_file "\(dir.path)/database"
             state_file "\(dir.path)/state"
             bind_to_address "\(socket)"
+            log_file "\(dir.path)/log"
             auto_update "\(autoUpdate ? "yes" : "no")"
             audio_output {
                 type "null"
