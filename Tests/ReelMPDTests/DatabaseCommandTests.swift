@@ -31,6 +31,23 @@ final class DatabaseCommandTests: XCTestCase {
         XCTAssertEqual(c.send("lsinfo Nope"), "ACK [50@0] {lsinfo} No such directory\n")
     }
 
+    /// A folder's songs are found by binary search in byte order: folders that share its name's
+    /// start ("Abba 2", "Abba0", "Abb") and a song named as the folder are not in it.
+    func testAFolderHoldsOnlyWhatIsBelowItAmongNamesThatShareItsStart() {
+        let c = Conversation()
+        for path in ["Abb/x.ogg", "Abba/Gold/01.ogg", "Abba/z.ogg", "Abba 2/01.ogg", "Abba0/01.ogg", "Abba.ogg", "Abba-/01.ogg"] {
+            c.library.add("/music/" + path, title: path, artist: "A", album: "B")
+        }
+        c.settle()
+        XCTAssertEqual(lines(c, "listall Abba", "file"), ["Abba/Gold/01.ogg", "Abba/z.ogg"])
+        XCTAssertEqual(lines(c, "lsinfo Abba", "directory"), ["Abba/Gold"])
+        XCTAssertEqual(lines(c, "lsinfo Abba", "file"), ["Abba/z.ogg"])
+        XCTAssertEqual(lines(c, "lsinfo Abba.ogg", "file"), ["Abba.ogg"])
+        XCTAssertEqual(lines(c, "lsinfo Abba0", "file"), ["Abba0/01.ogg"])
+        XCTAssertEqual(c.send("lsinfo Abba/Gol"), "ACK [50@0] {lsinfo} No such directory\n")
+        XCTAssertEqual(c.send("lsinfo Abba/z.og"), "ACK [50@0] {lsinfo} No such directory\n")
+    }
+
     func testListallGivesEveryFolderOnceBeforeItsSongs() {
         let c = stocked()
         XCTAssertEqual(c.send("listall Abba"), """
