@@ -98,6 +98,7 @@ extension Engine {
             }
             guard let load = state.load, load.token == token, !load.window.isEnded else { return [] }
             if let short = endedEarly(token, now: now) { return failed(token, reason: short, now: now) }
+            if load.window.next == nil, let paused = sleepAtTheEnd(of: token.entry, now: now) { return paused }
             var effects = [markFinished(token.entry)]
             // With an entry queued, the backend goes on to it by itself, without a gap.
             state.load?.window = .ended(next: load.window.next)
@@ -189,7 +190,7 @@ extension Engine {
             return start(next, play: play, now: now) + (failed ? [] : consumed(id))
         }
         enterStopped()
-        return [.backend(.unload)] + (failed ? [] : consumed(id))
+        return [.backend(.unload)] + (failed ? [] : consumed(id)) + sleepEnded()
     }
 
     /// The tags a load opened with. A stream that opens unseekable and without a length has none:

@@ -88,6 +88,26 @@ extension Engine {
         return effects + [.backend(.setVolume(heardVolume(now: now)))]
     }
 
+    /// The loaded entry played to its end with the timer set for its end (or its last chapter's).
+    /// mpv ends the last file when its last sound is written, not when it is heard, which is
+    /// before the pause was due: the pause comes now, reloaded where the fade began.
+    mutating func sleepAtTheEnd(of id: EntryID, now: MonotonicTime) -> [Effect]? {
+        guard let timer = sleep, timer.mode.time == nil else { return nil }
+        let back = min(timer.fadeFrom ?? sleepPoint ?? position(at: now), position(at: now))
+        sleep = nil
+        let reload = start(id, play: false, now: now, from: back)
+        queue.update(id) { $0.resumeAt = back }
+        return reload + [.store(.savePosition(id, back)), .backend(.setVolume(settings.volume)), .log("sleep timer: paused")]
+    }
+
+    /// The queue played to its end: a timer set for what played has nothing left to pause.
+    mutating func sleepEnded() -> [Effect] {
+        guard sleep != nil else { return [] }
+        let restore: [Effect] = sleep?.fadeFrom != nil ? [.backend(.setVolume(settings.volume))] : []
+        sleep = nil
+        return restore + [.log("sleep timer: off (the queue ended before it)")]
+    }
+
     /// The volume the backend plays at: the user's, lowered while the sleep timer fades.
     func heardVolume(now: MonotonicTime) -> Double {
         guard sleep?.fadeFrom != nil, let at = sleepAt, sleepFade > 0 else { return settings.volume }

@@ -158,7 +158,8 @@ public struct Engine: Sendable {
             rate: rate,
             volume: settings.volume,
             current: current,
-            canGoNext: current.flatMap { queue.entry(after: $0.id, wrap: settings.loop == .playlist) } != nil,
+            canGoNext: current.flatMap { queue.entry(after: $0.id, wrap: settings.loop == .playlist) } != nil
+                || (keysMoveByChapter && nextChapterStart != nil),
             canGoPrevious: current.map { queue.entry(before: $0.id, wrap: settings.loop == .playlist) != nil || loaded } ?? false,
             canPlay: !queue.isEmpty,
             canPause: current != nil,

@@ -218,4 +218,42 @@ final class ChapterTests: DaemonTestCase {
         }
         XCTAssertEqual(try get("SleepTimer", MPRIS.reel).string, "off", "nothing bad set a timer")
     }
+
+    /// The usual podcast: one episode with chapters, alone in the queue. Next moves through its
+    /// chapters from the media keys, and CanGoNext says so until the last one.
+    func testALoneEpisodeMovesByChapterWithTheMediaKeys() throws {
+        try loadPaused([Self.episodes["ogg"]!], ["--resume-min-length", "1"])
+        XCTAssertEqual(try get("CanGoNext").bool, true, "a chapter follows")
+        _ = try playerctl("next")
+        XCTAssertTrue(seeked(to: 2_000_000))
+        XCTAssertEqual(try chapterNumber(), 2)
+        _ = try playerctl("next")
+        XCTAssertTrue(seeked(to: 4_000_000))
+        XCTAssertEqual(try chapterNumber(), 3)
+        if try get("CanGoNext").bool != false {
+            XCTAssertEqual(waitForChange("CanGoNext", timeout: 5)?["CanGoNext"]?.bool, false,
+                           "in the last chapter of the last entry, Next has nowhere to go")
+        }
+        XCTAssertEqual(try get("CanGoPrevious").bool, true)
+        _ = try playerctl("previous")
+        XCTAssertTrue(seeked(to: 2_000_000))
+        XCTAssertEqual(try get("CanGoNext").bool, true)
+    }
+
+    /// The sleep timer at the end of the last entry: mpv ends that file when its last sound is
+    /// written, before it is heard; the pause still comes where the fade began, and the timer is
+    /// gone from what plays next.
+    func testTheSleepTimerAtTheEndOfTheLastEntryPausesWhereTheFadeBegan() throws {
+        _ = try startDaemon([Self.episodes["m4b"]!], ["--sleep-fade", "0.5"])
+        _ = try waitForStart()
+        XCTAssertEqual(try reel("sleep", "end-of-track").0, 0)
+        try waitForStatus("Paused", timeout: 10)
+        XCTAssertEqual(Double(try position()), 5_450_000, accuracy: 100_000, "where the fade began, 0.55 s before the end")
+        XCTAssertEqual(try get("SleepTimer", MPRIS.reel).string, "off")
+        XCTAssertEqual(try get("Volume").double, 1, "the user's volume is back")
+        _ = try playerctl("open", media.tones[0].absoluteString)
+        try waitForTitle("Tone 1")
+        XCTAssertEqual(try get("SleepTimer", MPRIS.reel).string, "off", "nothing left armed for the next")
+        XCTAssertTrue(try reel("status").1.hasPrefix("Playing"))
+    }
 }

@@ -122,3 +122,38 @@ final class EngineChapterTests: XCTestCase {
         XCTAssertEqual(Chapter.normalized([Chapter(start: 0, title: "a\u{0}b\nc\t")]).first?.title, "a b c")
     }
 }
+
+/// Next and Previous by chapter are offered where they act: a lone episode's chapters count.
+final class EngineChapterKeysTests: XCTestCase {
+    func testALoneEpisodeWithChaptersCanGoNextUntilItsLastChapter() {
+        var h = Harness(uris: ["file:///episode.m4b"], play: true)
+        XCTAssertFalse(h.engine.snapshot.canGoNext, "nothing known yet: no chapters, nothing after")
+        h.event(.loaded(h.token, TrackMetadata(title: "Episode 1", length: EngineChapterTests.episodeLength,
+                                               chapters: EngineChapterTests.chapters), seekable: true))
+        h.event(.restarted(h.token, position: 70_000_000))
+        h.hear(from: 70_000_000)
+        XCTAssertTrue(h.engine.snapshot.canGoNext, "Next moves to the third chapter")
+        XCTAssertTrue(h.engine.snapshot.canGoPrevious)
+        h.command(.next)
+        XCTAssertEqual(h.backend.seeks.last, 300_000_000)
+        h.event(.restarted(h.token, position: 300_000_000))
+        h.hear(from: 300_000_000)
+        XCTAssertEqual(h.engine.snapshot.chapter, 2)
+        XCTAssertFalse(h.engine.snapshot.canGoNext, "in the last chapter of the last entry Next has nowhere to go")
+        XCTAssertTrue(h.engine.snapshot.canGoPrevious)
+
+        h.command(.setChapterKeys(.never))
+        h.command(.seek(by: -250_000_000))
+        h.event(.restarted(h.token, position: 50_000_000))
+        h.hear(from: 50_000_000)
+        XCTAssertFalse(h.engine.snapshot.canGoNext, "keys that never move by chapter cannot go next here")
+    }
+
+    func testAShortLoneFileWithChaptersCannotGoNext() {
+        var h = Harness(uris: ["file:///song.m4a"], play: true)
+        h.event(.loaded(h.token, TrackMetadata(length: 200_000_000, chapters: EngineChapterTests.chapters), seekable: true))
+        h.event(.restarted(h.token, position: 0))
+        h.hear(from: 0)
+        XCTAssertFalse(h.engine.snapshot.canGoNext, "a short file's chapters are not moved through by Next")
+    }
+}

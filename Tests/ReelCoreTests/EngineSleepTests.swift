@@ -118,3 +118,50 @@ final class EngineSleepTests: XCTestCase {
         XCTAssertEqual(h.engine.sleepLeft(at: h.now), (80_000_000 - Engine.sleepEndMargin - h.position) / 2)
     }
 }
+
+/// End of track on the last entry: it pauses there like on any other, and a timer never outlives
+/// what it was set for.
+extension EngineSleepTests {
+    func testEndOfTrackOnTheLastEntryFadesAndPausesBeforeItsEnd() {
+        var h = Harness(uris: ["file:///last.ogg"], play: true)
+        h.engine.sleepFade = 1_000_000
+        h.finishLoad(length: 20_000_000)
+        XCTAssertNil(h.command(.setSleep(.endOfTrack)))
+        let volumes = run(&h, ms: 25_000)
+        XCTAssertEqual(h.status, "Paused", "the last entry pauses at its end too")
+        XCTAssertFalse(volumes.isEmpty, "with a fade")
+        XCTAssertEqual(Double(h.backend.seeks.last ?? 0), 18_950_000, accuracy: 2_000, "back to where the fade began")
+        XCTAssertNil(h.engine.snapshot.sleep)
+    }
+
+    func testTheLastEntryEndingInTheFadePausesWhereTheFadeBegan() throws {
+        var h = Harness(uris: ["file:///last.ogg"], play: true)
+        h.engine.sleepFade = 1_000_000
+        h.finishLoad(length: 20_000_000)
+        h.command(.setSleep(.endOfTrack))
+        // mpv ends the last file when its last sound is written: before the pause was due.
+        h.now += 19_500_000 - h.position
+        h.tick(ms: 0)
+        XCTAssertLessThan(h.backend.volume, 1, "fading")
+        h.event(.endOfFile(h.token))
+        XCTAssertEqual(h.status, "Paused", "not Stopped")
+        let load = try XCTUnwrap(h.load, "the entry is loaded again, paused")
+        XCTAssertTrue(load.paused)
+        XCTAssertEqual(Double(load.start), 18_950_000, accuracy: 2_000, "where the fade began")
+        XCTAssertTrue(h.effects.contains(.store(.savePosition(h.id(1), load.start))), "\(h.effects)")
+        XCTAssertFalse(h.effects.contains(.store(.finished(h.id(1)))), "not played to its end")
+        XCTAssertEqual(h.backend.volume, 1)
+        XCTAssertNil(h.engine.snapshot.sleep, "the timer went off")
+        XCTAssertEqual(h.currentID, h.id(1))
+    }
+
+    func testATimerGoesWhenTheQueueEndsBeforeIt() {
+        var h = Harness(uris: ["file:///last.ogg"], play: true)
+        h.finishLoad(length: 20_000_000)
+        h.command(.setSleep(.after(3_600_000_000)))
+        h.event(.endOfFile(h.token))
+        XCTAssertEqual(h.status, "Stopped")
+        XCTAssertNil(h.engine.snapshot.sleep, "nothing is left to pause: it does not wait for what plays next")
+        XCTAssertTrue(h.effects.contains(.log("sleep timer: off (the queue ended before it)")), "\(h.effects)")
+    }
+}
