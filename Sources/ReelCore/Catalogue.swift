@@ -69,6 +69,8 @@ public struct ProbedItem: Equatable, Sendable {
     /// Where a feed's item keeps its chapters apart (Podcasting 2.0 `<podcast:chapters url=…>`):
     /// fetched when the feed is synced; not stored.
     public var chaptersURL: String?
+    /// What was left out of its chapters, and why: for the sync's log; not stored.
+    public var chapterProblems: [String] = []
 
     /// The engine's view of the tags.
     public var metadata: TrackMetadata {

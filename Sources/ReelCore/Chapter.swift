@@ -29,7 +29,26 @@ private func oneLine(_ text: String) -> String {
     })).trimmed()
 }
 
+extension Chapter {
+    /// Says which chapters were left out for starting at or after the end of a file of `length`.
+    static func leftOut(_ cut: [Chapter], length: MediaTime) -> String {
+        let first = cut[0]
+        let which = cut.count == 1 ? "chapter \"\(first.title.prefix(40))\" (at \(ClockText.format(first.start)))"
+            : "\(cut.count) chapters (the first \"\(first.title.prefix(40))\" at \(ClockText.format(first.start)))"
+        return "\(which) left out: past the end of the file (\(ClockText.format(length)))"
+    }
+}
+
 extension [Chapter] {
+    /// Removes the chapters that start at or after `length` (a file's end), returning them: none
+    /// of them can be played to.
+    mutating func cut(at length: MediaTime) -> [Chapter] {
+        guard let first = firstIndex(where: { $0.start >= length }) else { return [] }
+        let gone = Array(self[first...])
+        removeSubrange(first...)
+        return gone
+    }
+
     /// The index of the chapter that holds `position`: the last to start at or before it.
     /// Before the first chapter's start (a file whose first chapter starts late) there is none.
     public func index(at position: MediaTime) -> Int? {

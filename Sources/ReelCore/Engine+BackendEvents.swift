@@ -218,10 +218,12 @@ extension Engine {
         merged.artURL = tags.artURL ?? old.artURL
         if !tags.chapters.isEmpty { merged.chapters = tags.chapters }
         if let found = tags.silences { merged.silences = found }
+        let cut = tags.length.map { merged.chapters.cut(at: $0) } ?? []
         guard merged != old else { return [] }
         // The entries of one file then share the box their tags came in.
         queue.update(id) { $0.metadata = merged == tags ? tags : merged }
-        return [.announce(.trackMetadataChanged(id)), .store(.learned(id))]
+        let said: [Effect] = cut.isEmpty ? [] : [.log("\(queue[id]?.displayTitle ?? "the entry"): " + Chapter.leftOut(cut, length: tags.length ?? 0))]
+        return said + [.announce(.trackMetadataChanged(id)), .store(.learned(id))]
     }
 
     /// An entry played to its end (or past where it counts as played): from 0 next time, one more play.

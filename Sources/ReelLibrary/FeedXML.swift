@@ -136,9 +136,16 @@ private final class FeedReader {
             if current != nil { current?.cover = attributes["href"] } else { channelImage = channelImage ?? attributes["href"] }
         case "psc:chapter" where current != nil:
             // Podlove Simple Chapters: start="00:01:30.500" (normal play time), title="…".
-            if (current?.chapters.count ?? 0) < Feed.mostChapters,
-               let start = attributes["start"].flatMap({ ClockText.parse($0.trimmed()) }) {
-                current?.chapters.append(Chapter(start: start, title: attributes["title"] ?? ""))
+            let number = (current?.chapters.count ?? 0) + (current?.chapterProblems.count ?? 0) + 1
+            if let start = attributes["start"].flatMap({ ClockText.parse($0.trimmed()) }) {
+                if (current?.chapters.count ?? 0) < Feed.mostChapters {
+                    current?.chapters.append(Chapter(start: start, title: attributes["title"] ?? ""))
+                } else {
+                    current?.chapterProblems.append("chapter \(number) left out: more than \(Feed.mostChapters), the most reel keeps")
+                }
+            } else {
+                let given = attributes["start"].map { "its start \"\($0.prefix(20))\" is no time" } ?? "it has no start"
+                current?.chapterProblems.append("chapter \(number) left out: \(given)")
             }
         case "podcast:chapters" where current != nil:
             if current?.chaptersURL == nil { current?.chaptersURL = attributes["url"] }

@@ -141,6 +141,9 @@ final class CacheService: CacheSession {
                     throw SessionError(.failed, "cannot open the library: \(error)")
                 }
                 Self.fetchChapters(of: &items, known: library, timeout: timeout, into: cache.directory)
+                for item in items where !item.chapterProblems.isEmpty {
+                    log("sync: \(item.title ?? item.remoteURL ?? feed): \(FeedChapters.summary(item.chapterProblems))")
+                }
                 for i in items.indices { items[i].feed = feed }
                 let added: Int
                 do { added = try library.addAll(items) } catch {
@@ -184,7 +187,9 @@ final class CacheService: CacheSession {
             do {
                 let fd = try HTTPDocument.fetch(url, timeout: min(timeout, 10), limit: Feed.largestChapters, into: directory)
                 defer { close(fd) }
-                items[i].chapters = try FeedChapters.parse(fd: fd)
+                let reading = try FeedChapters.read(fd: fd)
+                items[i].chapters = reading.chapters
+                items[i].chapterProblems += reading.problems
             } catch {
                 failed += 1
                 log("sync: no chapters from \(url): \(error)")

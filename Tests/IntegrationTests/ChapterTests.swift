@@ -256,4 +256,50 @@ final class ChapterTests: DaemonTestCase {
         XCTAssertEqual(try get("SleepTimer", MPRIS.reel).string, "off", "nothing left armed for the next")
         XCTAssertTrue(try reel("status").1.hasPrefix("Playing"))
     }
+
+    /// An MP3 of 10,000 ID3 CHAP frames (a chapter every 10 ms from 1 s, after the 138 ms of
+    /// encoder delay at 8 kHz), and one whose third chapter starts at 1:40 of its 6 s.
+    static let extremes: (many: URL, past: URL) = {
+        let dir = Media.folder.appendingPathComponent("chapters")
+        try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        func make(_ name: String, seconds: Int, _ chapters: [(start: Int, title: String)]) -> URL {
+            let meta = dir.appendingPathComponent(name + ".ffmeta"), file = dir.appendingPathComponent(name + ".mp3")
+            let text = chapters.map { "[CHAPTER]\nTIMEBASE=1/1000\nSTART=\($0.start)\nEND=\($0.start + 10)\ntitle=\($0.title)\n" }.joined()
+            try? Data((";FFMETADATA1\ntitle=\(name)\n" + text).utf8).write(to: meta)
+            do {
+                try Tones.ffmpeg(["-f", "lavfi", "-i", "sine=frequency=440:duration=\(seconds)", "-i", meta.path,
+                                  "-map_metadata", "1", "-map_chapters", "1", "-ac", "1", "-ar", "8000", "-b:a", "8k", file.path])
+            } catch { fatalError("cannot make \(name): \(error)") }
+            return file
+        }
+        return (make("many", seconds: 102, (0..<10_000).map { (1_000 + $0 * 10, "C\($0 + 1)") }),
+                make("past", seconds: 6, [(0, "Start"), (2_000, "Middle"), (100_000, "Late")]))
+    }()
+
+    func testTenThousandChaptersOfAnMP3AreEveryOneKept() throws {
+        try loadPaused([Self.extremes.many])
+        let (status, listing) = try reel("chapters")
+        XCTAssertEqual(status, 0)
+        let lines = listing.split(separator: "\n")
+        XCTAssertEqual(lines.count, 10_000)
+        XCTAssertTrue(lines.last?.hasSuffix("  C10000") == true, "\(lines.last ?? "")")
+        let chapters = try loadChapters()
+        XCTAssertEqual(chapters.count, 10_000, "on D-Bus too")
+        guard case .structure(let fields) = chapters[8_999], let start = fields.first?.int64 else { return XCTFail("\(chapters[8_999])") }
+        XCTAssertEqual(Double(start), 90_990_000 - 138_000, accuracy: 2_000, "chapter 9000, less the MP3's encoder delay")
+        XCTAssertEqual(try reel("chapter", "9000").0, 0)
+        XCTAssertTrue(seeked(to: start))
+    }
+
+    func testAChapterPastTheEndOfTheFileIsLeftOutAndSaid() throws {
+        try loadPaused([Self.extremes.past])
+        // At 1:39.97: mpv times chapters from the file's first timestamp, 25 ms in.
+        try waitForLog(#"chapter "Late" (at 1:39) left out: past the end of the file (0:06)"#)
+        let lines = try reel("chapters").1.split(separator: "\n")
+        XCTAssertEqual(lines.count, 2, "\(lines)")
+        let (code, said) = try reel("chapter", "3")
+        XCTAssertNotEqual(code, 0)
+        XCTAssertTrue(said.contains("there is no chapter 3; the track has 2"), said)
+        XCTAssertEqual(try status(), "Paused", "nothing moved")
+    }
 }

@@ -191,6 +191,7 @@ final class RemoteMediaTests: OriginTestCase {
         try serve("talk2.wav", seconds: 6, frequency: 660)
         try serve("talk3.wav", seconds: 6, frequency: 880)
         try #"{"version": "1.2.0", "chapters": [{"startTime": 0, "title": "Intro"}, {"startTime": 1, "title": "Art", "toc": false},"#
+            .appending(#" {"startTime": NaN, "title": "As Python writes it"}, {"startTime": 1e308},"#)
             .appending(#" {"startTime": 3.5, "title": "Main"}, {"startTime": "x"}]}"#)
             .write(to: served.appendingPathComponent("talk2.json"), atomically: true, encoding: .utf8)
         let feed = """
@@ -199,7 +200,8 @@ final class RemoteMediaTests: OriginTestCase {
             <channel><title>Talks</title>
             <item><title>Talk One</title><enclosure url="talk1.wav" type="audio/wav"/>
               <psc:chapters version="1.2"><psc:chapter start="00:00:00.000" title="Welcome"/>
-              <psc:chapter start="00:00:02.500" title="Questions"/><psc:chapter start="soon" title="Broken"/></psc:chapters></item>
+              <psc:chapter start="00:00:02.500" title="Questions"/><psc:chapter start="soon" title="Broken"/>
+              <psc:chapter start="99:00:00" title="Far"/></psc:chapters></item>
             <item><title>Talk Two</title><enclosure url="talk2.wav" type="audio/wav"/>
               <podcast:chapters url="talk2.json" type="application/json+chapters"/></item>
             <item><title>Talk Three</title><enclosure url="talk3.wav" type="audio/wav"/>
@@ -211,6 +213,10 @@ final class RemoteMediaTests: OriginTestCase {
         let (status, output) = try reel("sync", "--no-download", origin.url("talks.xml"))
         XCTAssertEqual(status, 0, "a chapters document that is missing fails no sync: \(output)")
         XCTAssertTrue(output.contains("added 3"), output)
+        // Each bad chapter costs only itself, and the log says which and why.
+        try waitForLog(#"sync: Talk One: chapter 3 left out: its start "soon" is no time"#)
+        try waitForLog("sync: Talk Two: chapter 3 left out: its startTime is not a number; "
+                       + "chapter 4 left out: its start (1e+308 s) is no time in a file; chapter 6 left out: its startTime is not a number")
 
         func chapters() throws -> [String] {
             try reel("chapters").1.split(separator: "\n").map {
@@ -218,9 +224,10 @@ final class RemoteMediaTests: OriginTestCase {
             }
         }
         XCTAssertEqual(try reel("lib", "play", "Talk One").0, 0)
+        try waitForLog(#"Talk One: chapter "Far" (at 99:00:00) left out: past the end of the file (0:06)"#)
         XCTAssertEqual(try chapters(), ["1 0:00 Welcome", "2 0:02 Questions"])
         XCTAssertEqual(try reel("lib", "play", "Talk Two").0, 0)
-        XCTAssertEqual(try chapters(), ["1 0:00 Intro", "2 0:03 Main"], "toc false and a bad start are left out")
+        XCTAssertEqual(try chapters(), ["1 0:00 Intro", "2 0:03 Main"], "toc false and the bad starts are left out, NaN too")
         try waitForStart()
         XCTAssertEqual(try reel("chapter", "2").0, 0)
         XCTAssertNotNil(waitForSignal { $0.member == "Seeked" && abs(($0.arguments.first?.int64 ?? 0) - 3_500_000) < 30_000 },

@@ -149,6 +149,19 @@ final class EngineChapterKeysTests: XCTestCase {
         XCTAssertFalse(h.engine.snapshot.canGoNext, "keys that never move by chapter cannot go next here")
     }
 
+    func testChaptersPastTheEndOfTheFileAreLeftOutWithAReason() {
+        let entry = NewEntry(uri: "https://example.org/ep.mp3", metadata: TrackMetadata(chapters: [Chapter(start: 0, title: "Hello"), Chapter(start: 20_000_000, title: "Middle"),
+                                   Chapter(start: 100_000_000, title: "Later"), Chapter(start: 356_400_000_000, title: "99 h")]))
+        var h = Harness()
+        h.command(.add(entries: [entry], after: nil, atStart: false, play: true))
+        h.event(.loaded(h.token, TrackMetadata(length: 40_000_000), seekable: true))
+        XCTAssertEqual(h.engine.queue.entries[0].metadata.chapters.map(\.title), ["Hello", "Middle"])
+        XCTAssertTrue(h.effects.contains(.log(#"ep.mp3: 2 chapters (the first "Later" at 1:40) left out: past the end of the file (0:40)"#)),
+                      "\(h.effects)")
+        h.event(.restarted(h.token, position: 0))
+        XCTAssertEqual(h.command(.goToChapter(.number(3))), .invalidArgument("there is no chapter 3; the track has 2"))
+    }
+
     func testAShortLoneFileWithChaptersCannotGoNext() {
         var h = Harness(uris: ["file:///song.m4a"], play: true)
         h.event(.loaded(h.token, TrackMetadata(length: 200_000_000, chapters: EngineChapterTests.chapters), seekable: true))

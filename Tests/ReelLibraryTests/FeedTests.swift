@@ -48,11 +48,48 @@ final class FeedTests: XCTestCase {
     func testAChaptersDocumentKeepsTheChaptersToMoveBetween() throws {
         let json = #"{"version":"1.2.0","chapters":[{"startTime":12.25,"title":"Two"},{"startTime":0,"title":"One"},"#
             + #"{"startTime":5,"title":"Picture","toc":false},{"startTime":"7"},{"title":"none"},{"startTime":-3}]}"#
-        XCTAssertEqual(try FeedChapters.parse(Data(json.utf8)),
-                       [Chapter(start: 0, title: "One"), Chapter(start: 12_250_000, title: "Two")])
-        XCTAssertThrowsError(try FeedChapters.parse(Data("<html>".utf8)))
-        XCTAssertThrowsError(try FeedChapters.parse(Data(#"{"chapters": 3}"#.utf8)))
-        XCTAssertThrowsError(try FeedChapters.parse(Data(count: Feed.largestChapters + 1)))
+        let reading = try FeedChapters.read(Data(json.utf8))
+        XCTAssertEqual(reading.chapters, [Chapter(start: 0, title: "One"), Chapter(start: 12_250_000, title: "Two")])
+        XCTAssertEqual(reading.problems, ["chapter 4 left out: its startTime is not a number",
+                                          "chapter 5 left out: it has no startTime",
+                                          "chapter 6 left out: it starts before 0 (-3.0)"])
+        XCTAssertThrowsError(try FeedChapters.read(Data("<html>".utf8)))
+        XCTAssertThrowsError(try FeedChapters.read(Data(#"{"chapters": 3}"#.utf8)))
+        XCTAssertThrowsError(try FeedChapters.read(Data(count: Feed.largestChapters + 1)))
+    }
+
+    /// Good chapters survive bad ones beside them: NaN (as Python's json writes it), a string, a
+    /// start no file reaches, a title of a megabyte, an entry that is no object.
+    func testBadEntriesCostOnlyThemselves() throws {
+        let long = String(repeating: "t", count: 1_000_000)
+        let json = #"{"chapters":[{"startTime":0,"title":"Good one"},{"startTime":NaN,"title":"nan"},"#
+            + #"{"startTime":-Infinity},{"startTime":"ten"},{"startTime":1e308},7,[],"#
+            + #"{"startTime":30,"title":"\#(long)"},{"startTime":60,"title":"NaN and Infinity, \"quoted\""}]}"#
+        let reading = try FeedChapters.read(Data(json.utf8))
+        XCTAssertEqual(reading.chapters.map(\.start), [0, 30_000_000, 60_000_000])
+        XCTAssertEqual(reading.chapters[0].title, "Good one")
+        XCTAssertEqual(reading.chapters[1].title.utf8.count, 10_000, "a long title is cut, not the chapter")
+        XCTAssertEqual(reading.chapters[2].title, "NaN and Infinity, \"quoted\"", "words in strings are left alone")
+        XCTAssertEqual(reading.problems.count, 7, "\(reading.problems)")
+        XCTAssertTrue(reading.problems[0].hasPrefix("chapter 2 left out"), "\(reading.problems)")
+        XCTAssertTrue(reading.problems.contains("chapter 5 left out: its start (1e+308 s) is no time in a file"), "\(reading.problems)")
+        XCTAssertTrue(reading.problems.contains("chapter 6 left out: it is not an object"), "\(reading.problems)")
+        XCTAssertEqual(FeedChapters.summary(reading.problems).components(separatedBy: "; ").last, "and 2 more")
+    }
+
+    func testTenThousandChaptersAreKeptAndMoreAreSaidToBeLeftOut() throws {
+        let entries = (0..<10_005).map { #"{"startTime":\#($0),"title":"C\#($0)"}"# }
+        let reading = try FeedChapters.read(Data(#"{"chapters":[\#(entries.joined(separator: ","))]}"#.utf8))
+        XCTAssertEqual(reading.chapters.count, 10_000)
+        XCTAssertEqual(reading.problems, ["kept the first 10000 chapters, the most reel keeps; 5 more left out"])
+
+        let psc = (0..<10_002).map { #"<psc:chapter start="\#($0)" title="C\#($0)"/>"# }.joined()
+        let rss = #"<rss xmlns:psc="http://podlove.org/simple-chapters"><channel><item><title>A</title><enclosure url="a.mp3"/>"#
+            + "<psc:chapters>\(psc)<psc:chapter start=\"soon\"/></psc:chapters></item></channel></rss>"
+        let item = try XCTUnwrap(Feed.items(Data(rss.utf8), base: base).first)
+        XCTAssertEqual(item.chapters.count, 10_000)
+        XCTAssertEqual(item.chapterProblems.count, 3)
+        XCTAssertEqual(item.chapterProblems.last, "chapter 10003 left out: its start \"soon\" is no time")
     }
 
     func testEscapesInAttributesAreDecodedOnceAndExternalEntitiesAreNotRead() throws {
