@@ -39,7 +39,7 @@ struct CollectionWalk {
         "zip", "rar", "7z", "tar", "gz", "bz2", "xz", "zst",
         "part", "crdownload", "tmp", "partial", "download", "swp",
     ]
-    static let coverNames = ["cover.jpg", "cover.png", "folder.jpg", "folder.png", "Cover.jpg", "Folder.jpg", "front.jpg"]
+    static let coverNames = Probe.coverNames
 
     let known: KnownFiles
     /// Read every file again, whatever its size and time say (MPD's `rescan`).

@@ -82,8 +82,8 @@ extension MPDCommands {
             let songs = values.isEmpty ? try mpd.tree().songs[...] : try mpd.find(values, exact: true).songs
             return try mpd.list(wanted, groups: groups, songs: songs)
         },
-        "update": Entry(arguments: 0...1) { mpd, args, _ throws(Ack) in try mpd.update(args[0], rescan: false) },
-        "rescan": Entry(arguments: 0...1) { mpd, args, _ throws(Ack) in try mpd.update(args[0], rescan: true) },
+        "update": Entry(arguments: 0...1) { mpd, args, client throws(Ack) in try mpd.update(args[0], rescan: false, local: client.local) },
+        "rescan": Entry(arguments: 0...1) { mpd, args, client throws(Ack) in try mpd.update(args[0], rescan: true, local: client.local) },
     ]
 
     /// A folder as clients write it: "/" and a trailing slash mean the same as without.
@@ -284,10 +284,10 @@ extension MPDCommands {
     /// `update [URI]` and `rescan [URI]`: scans the music directory, or a folder or file of it, off
     /// the loop; `update` reads what changed, `rescan` everything. As MPD 0.23: while one runs,
     /// up to 32 more are queued, each with its job number; `update` idles at each start and end.
-    func update(_ name: String?, rescan: Bool) throws(Ack) -> Reply {
+    func update(_ name: String?, rescan: Bool, local: Bool) throws(Ack) -> Reply {
         let library = try requireLibrary()
         guard updates.count <= Self.updateQueueSize else { throw Ack(.updateAlready, "Update queue is full") }
-        let target = name.map(Self.folderName) ?? ""
+        let target = try name.map { text throws(Ack) in try updateTarget(text, local: local) } ?? ""
         let inputs: [String]
         if target == LibraryTree.remoteFolder || URLParts.isRemote(target) {
             inputs = try tree().songs(under: target).compactMap(\.item.remoteURL)
@@ -314,6 +314,20 @@ extension MPDCommands {
         var reply = Reply()
         reply.add("updating_db", job)
         return reply
+    }
+
+    /// What `update` and `rescan` name, relative to the music folder: "" and "/" are all of it
+    /// (MPD 0.15's way), and "/Album/" is the folder Album where there is one. Any other name
+    /// starting with "/" is a path elsewhere, refused as malformed (as MPD refuses it), but for
+    /// the Unix socket's owner naming a place inside the music folder by its path.
+    func updateTarget(_ text: String, local: Bool) throws(Ack) -> String {
+        let target = Self.folderName(text)
+        guard text.hasPrefix("/"), !target.isEmpty, let folder = musicFolder else { return target }
+        let path = "/" + target
+        if local, path == folder { return "" }
+        if local, path.hasPrefix(folder + "/") { return String(path.dropFirst(folder.count + 1)) }
+        guard LibraryTree.isPlainName(target), access(folder + "/" + target, F_OK) == 0 else { throw Ack.argument("Malformed path") }
+        return target
     }
 
     /// How many updates may wait behind the running one (MPD's MAX_UPDATE_QUEUE_SIZE).

@@ -178,11 +178,15 @@ extension MPDCommands {
         } else {
             throw Ack.noExist("No file exists")
         }
-        let folders = client.local ? nil : [musicFolder, coverFolder].compactMap { $0 }
+        // No link out of the music folder is followed for anyone; the owner may also have a cover
+        // beside a file of its own elsewhere, but no link out of that folder either.
+        let folders = [musicFolder, coverFolder].compactMap { $0 }
         var request: CoverReader.Request
         if let art = session.coverArt(for: target) {
             guard art.lowercased().hasPrefix("file://") else { throw Ack.noExist("No file exists") }
-            request = CoverReader.Request(path: SongLines.path(art), offset: offset, count: client.binaryLimit, folders: folders)
+            let path = SongLines.path(art)
+            request = CoverReader.Request(path: path, offset: offset, count: client.binaryLimit,
+                                          folders: folders + (client.local ? [Paths.folder(of: path)] : []))
         } else {
             // Perhaps a picture in the song itself, not extracted yet (it has not played).
             let song = SongLines.path(target)
@@ -192,17 +196,16 @@ extension MPDCommands {
         }
         // Read off the loop: the command runs again once it is.
         guard let outcome = covers.outcome(request) else { throw Ack.wait }
-        let size: Int, chunk: ArraySlice<UInt8>
+        let size: Int, type: String, chunk: ArraySlice<UInt8>
         switch outcome {
-        case .chunk(let total, let bytes): (size, chunk) = (total, bytes)
+        case .chunk(let total, let sniffed, let bytes): (size, type, chunk) = (total, sniffed, bytes)
         case .missing: throw Ack.noExist("No file exists")
         case .offsetTooLarge: throw Ack.argument("Offset too large")
         case .unreadable: throw Ack(.system, "cannot read the cover")
         }
         var reply = Reply()
         reply.add("size", size)
-        // An extracted picture is a JPEG (the daemon's cover cache).
-        if typed { reply.add("type", request.embedded ? "image/jpeg" : Paths.imageType(request.path)) }
+        if typed { reply.add("type", type) }
         reply.addBinary(chunk)
         return reply
     }
@@ -228,14 +231,3 @@ enum UTCTime {
     }
 }
 
-extension Paths {
-    /// The MIME type of an image by its extension (covers are JPEG or PNG).
-    static func imageType(_ path: String) -> String {
-        switch fileExtension(path) {
-        case "png": "image/png"
-        case "gif": "image/gif"
-        case "webp": "image/webp"
-        default: "image/jpeg"
-        }
-    }
-}

@@ -17,13 +17,14 @@ final class CoverReader: @unchecked Sendable {
         var embedded = false
         let offset: Int
         let count: Int
-        /// Where the image must lie, links resolved; nil: anywhere (the Unix socket's owner).
-        let folders: [String]?
+        /// Where the image must lie, links resolved: the music folder and reel's covers, and for the
+        /// Unix socket's owner also the folder the image is named in (no link out of it is followed).
+        let folders: [String]
     }
 
     enum Outcome: Equatable, Sendable {
-        case chunk(size: Int, bytes: ArraySlice<UInt8>)
-        /// No regular file there, or one outside the folders.
+        case chunk(size: Int, type: String, bytes: ArraySlice<UInt8>)
+        /// No regular image file there (by its bytes), or one outside the folders.
         case missing
         case offsetTooLarge
         case unreadable
@@ -80,41 +81,40 @@ final class CoverReader: @unchecked Sendable {
 
     private func keep(_ outcome: Outcome, for request: Request) {
         done[request] = (outcome, monotonicNow())
-        if case .chunk(_, let bytes) = outcome { doneBytes += bytes.count }
+        if case .chunk(_, _, let bytes) = outcome { doneBytes += bytes.count }
         while doneBytes > Self.keptBytes, let oldest = done.min(by: { $0.value.at < $1.value.at })?.key { forget(oldest) }
     }
 
     private func forget(_ request: Request) {
         guard let gone = done.removeValue(forKey: request) else { return }
-        if case .chunk(_, let bytes) = gone.outcome { doneBytes -= bytes.count }
+        if case .chunk(_, _, let bytes) = gone.outcome { doneBytes -= bytes.count }
     }
 
     static func read(_ request: Request) -> Outcome {
-        if let folders = request.folders {
-            let resolved = folders.compactMap(Paths.realPath)
-            guard let real = Paths.realPath(request.path), resolved.contains(where: { Paths.isInside(real, folder: $0) }) else {
-                return .missing
-            }
-        }
-        guard let image = CoverFile(path: request.path) else { return .missing }
+        guard Paths.resolves(request.path, into: request.folders), let image = CoverFile(path: request.path) else { return .missing }
         guard request.offset <= image.size else { return .offsetTooLarge }
         guard let chunk = image.read(offset: request.offset, count: request.count) else { return .unreadable }
-        return .chunk(size: image.size, bytes: chunk)
+        return .chunk(size: image.size, type: image.type, bytes: chunk)
     }
 }
 
-/// A cover image opened for reading: a regular file only, opened without
-/// waiting (a FIFO named cover.jpg would otherwise hold the thread in open(2) forever).
+/// A cover image opened for reading: a regular file that is an image by its bytes, opened
+/// without waiting (a FIFO named cover.jpg would otherwise hold the thread in open(2) forever).
 struct CoverFile: ~Copyable {
     private let fd: Int32
     let size: Int
+    let type: String
 
     init?(path: String) {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         guard fd >= 0 else { return nil }
         var info = stat()
-        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { close(fd); return nil }
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, let type = ImageSniff.type(ofOpen: fd) else {
+            close(fd)
+            return nil
+        }
         self.fd = fd
+        self.type = type
         size = Int(info.st_size)
     }
 

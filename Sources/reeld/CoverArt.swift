@@ -17,13 +17,16 @@ final class CoverArt: Sendable {
         self.results = results
     }
 
-    /// An image beside a local file. Stats a handful of names only, so it is cheap on the loop.
+    /// An image beside a local file: one of a handful of names that is an image by its first
+    /// bytes (a cover.jpg may be anything), so it is cheap on the loop.
     static func beside(_ uri: String) -> String? {
         guard let url = URL(string: uri), url.isFileURL else { return nil }
         let dir = url.deletingLastPathComponent()
         for name in Probe.coverNames {
             let candidate = dir.appendingPathComponent(name)
-            if FileManager.default.isReadableFile(atPath: candidate.path) { return candidate.absoluteString }
+            if FileManager.default.isReadableFile(atPath: candidate.path), ImageSniff.type(ofFile: candidate.path) != nil {
+                return candidate.absoluteString
+            }
         }
         return nil
     }

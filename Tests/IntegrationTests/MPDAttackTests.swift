@@ -182,6 +182,16 @@ final class MPDAttackTests: DaemonTestCase {
         XCTAssertEqual(try tcp.command("add file:///etc/passwd").last,
                        "ACK [4@0] {add} Access denied: local files only through the Unix socket")
         XCTAssertEqual(try tcp.command("update ../secret").last, "ACK [2@0] {update} Malformed path")
+        XCTAssertEqual(try tcp.command("update \(RequestLine.quote(secret.path))").last, "ACK [2@0] {update} Malformed path",
+                       "an absolute path imports nothing, and says so")
+        // python-mpd on the owner's socket: a path outside the music folder is refused as an error it raises.
+        XCTAssertEqual(try pythonMPD("""
+            try:
+                client.update(sys.argv[2])
+            except mpd.CommandError as error:
+                print(error)
+            print(client.update(sys.argv[3]))
+            """, extra: [secret.path, music.appendingPathComponent("Album").path]), "[2@0] {update} Malformed path\n1")
         // An outside file queued over MPRIS (as `reel add` does) moves nothing.
         try player("OpenUri", [.string(secret.appendingPathComponent("hidden.ogg").absoluteString)])
         XCTAssertEqual(try tcp.command("lsinfo"), listing)
@@ -192,7 +202,8 @@ final class MPDAttackTests: DaemonTestCase {
         XCTAssertEqual(try tcp.command("albumart Album/a.ogg 0").last, "ACK [50@0] {albumart} No file exists")
         XCTAssertEqual(try tcp.command("albumart \(RequestLine.quote(secret.appendingPathComponent("hidden.ogg").path)) 0").last,
                        "ACK [50@0] {albumart} No file exists")
-        XCTAssertEqual(try MPDClient(path: socketPath).command("albumart Album/a.ogg 0").first, "size: 24")
+        XCTAssertEqual(try MPDClient(path: socketPath).command("albumart Album/a.ogg 0").last, "ACK [50@0] {albumart} No file exists",
+                       "nor to the owner: no link out of the music folder is followed for a cover, and a key is no image")
         XCTAssertEqual(try MPDClient(path: socketPath).pairs("status")["playlistlength"], "2")
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import ReelCore
+import ReelSystem
 @testable import ReelMPD
 import XCTest
 
@@ -19,8 +20,9 @@ final class FileAccessTests: XCTestCase {
         }
         try Data("secret".utf8).write(to: outside.appendingPathComponent("id_rsa"))
         try Data([1, 2, 3]).write(to: outside.appendingPathComponent("cover.jpg"))
-        try Data([7, 7]).write(to: music.appendingPathComponent("Album/cover.jpg"))
-        try Data([9]).write(to: covers.appendingPathComponent("extracted.jpg"))
+        // Images by their first bytes (GIF's are text): a cover is served only when it is one.
+        try Data("GIF89a\u{7}\u{7}".utf8).write(to: music.appendingPathComponent("Album/cover.jpg"))
+        try Data("GIF87a\u{9}".utf8).write(to: covers.appendingPathComponent("extracted.jpg"))
     }
 
     override func tearDown() { try? FileManager.default.removeItem(at: top) }
@@ -62,16 +64,27 @@ final class FileAccessTests: XCTestCase {
             XCTAssertEqual(c.send(#"update "\#(name)""#), "ACK [2@0] {update} Malformed path\n", name)
         }
         XCTAssertEqual(c.library.imports, [])
-        XCTAssertEqual(c.send("update /Album/"), "updating_db: 1\nOK\n")
+        XCTAssertEqual(c.send("update /Album/"), "updating_db: 1\nOK\n", "a folder of it, with the slashes clients write")
         XCTAssertEqual(c.library.imports, [[music.appendingPathComponent("Album").path]])
+        // A path elsewhere imports nothing and says so, whoever asks; the owner may name one inside by its path.
+        let local = conversation(local: true)
+        for c in [c, local] {
+            for name in ["/etc", outside.path, "/no/such/place", music.path + "/../outside"] {
+                XCTAssertEqual(c.send(#"update "\#(name)""#), "ACK [2@0] {update} Malformed path\n", name)
+            }
+        }
+        XCTAssertEqual(c.send(#"update "\#(music.path)/Album""#), "ACK [2@0] {update} Malformed path\n", "a path is the owner's to name")
+        XCTAssertEqual(local.send(#"update "\#(music.path)/Album""#), "updating_db: 1\nOK\n")
+        XCTAssertEqual(local.send(#"rescan "\#(music.path)""#), "updating_db: 2\nOK\n")
+        XCTAssertEqual(local.library.imports, [[music.appendingPathComponent("Album").path], [music.path]])
     }
 
     func testCoversOutsideTheMusicFolderAreNotServedToTCPClients() throws {
         let c = conversation(local: false)
         let a = music.appendingPathComponent("Album/a.ogg").path
         c.session.covers[a] = music.appendingPathComponent("Album/cover.jpg").absoluteString
-        XCTAssertEqual(c.send("albumart Album/a.ogg 0"), "size: 2\nbinary: 2\n\u{7}\u{7}\nOK\n")
-        XCTAssertEqual(c.send("albumart Album 0"), "size: 2\nbinary: 2\n\u{7}\u{7}\nOK\n", "a folder's cover, as MPD serves it")
+        XCTAssertEqual(c.send("albumart Album/a.ogg 0"), "size: 8\nbinary: 8\nGIF89a\u{7}\u{7}\nOK\n")
+        XCTAssertEqual(c.send("albumart Album 0"), "size: 8\nbinary: 8\nGIF89a\u{7}\u{7}\nOK\n", "a folder's cover, as MPD serves it")
         // An absolute path names no song for this client.
         c.session.covers[outside.appendingPathComponent("x.ogg").path] = outside.appendingPathComponent("cover.jpg").absoluteString
         XCTAssertEqual(c.send(#"albumart "\#(outside.appendingPathComponent("x.ogg").path)" 0"#), "ACK [50@0] {albumart} No file exists\n")
@@ -84,11 +97,41 @@ final class FileAccessTests: XCTestCase {
         XCTAssertEqual(c.send("readpicture Odd/b.ogg 0"), "OK\n")
         // What reel extracted itself is served.
         c.session.covers[b] = covers.appendingPathComponent("extracted.jpg").absoluteString
-        XCTAssertEqual(c.send("albumart Odd/b.ogg 0"), "size: 1\nbinary: 1\n\u{9}\nOK\n")
-        // The user's own socket may read any of the user's files.
+        XCTAssertEqual(c.send("albumart Odd/b.ogg 0"), "size: 7\nbinary: 7\nGIF87a\u{9}\nOK\n")
+        // Nor to the user's own socket: no link out of the music folder is followed for a cover.
         let local = conversation(local: true)
         local.session.covers[b] = link.absoluteString
-        XCTAssertEqual(local.send("albumart Odd/b.ogg 0"), "size: 6\nbinary: 6\nsecret\nOK\n")
+        XCTAssertEqual(local.send("albumart Odd/b.ogg 0"), "ACK [50@0] {albumart} No file exists\n")
+    }
+
+    func testOnlyImagesAreServedAndTheOwnerGetsACoverBesideAFileOfItsOwn() throws {
+        let local = conversation(local: true), tcp = conversation(local: false)
+        let song = outside.appendingPathComponent("c.ogg").path
+        // A file of the user's outside the music folder, with an image beside it.
+        try Data("GIF89a\u{5}".utf8).write(to: outside.appendingPathComponent("cover.jpg"))
+        local.session.covers[song] = outside.appendingPathComponent("cover.jpg").absoluteString
+        XCTAssertEqual(local.send(#"albumart "\#(song)" 0"#), "size: 7\nbinary: 7\nGIF89a\u{5}\nOK\n")
+        // A cover.jpg in the music folder that is no image, for anyone: a key, a text, an empty file.
+        // (Each its own name: what was read is kept a moment for the next client.)
+        let a = music.appendingPathComponent("Album/a.ogg").path
+        for (n, bytes) in ["-----BEGIN OPENSSH PRIVATE KEY-----", "just text", ""].enumerated() {
+            let cover = music.appendingPathComponent("Album/cover\(n).jpg")
+            try Data(bytes.utf8).write(to: cover)
+            for c in [local, tcp] {
+                c.session.covers[a] = cover.absoluteString
+                XCTAssertEqual(c.send("albumart Album/a.ogg 0"), "ACK [50@0] {albumart} No file exists\n", bytes)
+            }
+        }
+        // A link to an image elsewhere inside the music folder is followed; its type is what it is.
+        try Data("RIFF\u{0}\u{0}\u{0}\u{0}WEBPVP8 ".utf8).write(to: music.appendingPathComponent("Odd/art.webp"))
+        let linked = music.appendingPathComponent("Album/linked.jpg")
+        try FileManager.default.createSymbolicLink(at: linked, withDestinationURL: music.appendingPathComponent("Odd/art.webp"))
+        tcp.session.covers[a] = linked.absoluteString
+        XCTAssertEqual(tcp.send("albumart Album/a.ogg 0"), "size: 16\nbinary: 16\nRIFF\u{0}\u{0}\u{0}\u{0}WEBPVP8 \nOK\n")
+        XCTAssertEqual(ImageSniff.type(of: Array("\u{89}PNG".utf8)), nil, "not PNG's magic: 0x89 is one byte")
+        XCTAssertEqual(ImageSniff.type(of: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]), "image/png")
+        XCTAssertEqual(ImageSniff.type(of: [0xFF, 0xD8, 0xFF, 0xE0]), "image/jpeg")
+        XCTAssertNil(ImageSniff.type(of: Array("RIFF\u{0}\u{0}\u{0}\u{0}WAVE".utf8)), "a WAV is RIFF too")
     }
 
     func testACoverThatIsNoRegularFileIsNeverOpenedToWait() throws {
@@ -136,16 +179,16 @@ final class FileAccessTests: XCTestCase {
         c.client.resume()
         c.client.proceed(outputLimit: .max, deadline: .max)
         XCTAssertFalse(c.client.isWaiting || c.client.isBusy)
-        XCTAssertEqual(String(decoding: c.client.takeOutput(), as: UTF8.self), "size: 2\nbinary: 2\n\u{7}\u{7}\nlist_OK\nlist_OK\nOK\n")
+        XCTAssertEqual(String(decoding: c.client.takeOutput(), as: UTF8.self), "size: 8\nbinary: 8\nGIF89a\u{7}\u{7}\nlist_OK\nlist_OK\nOK\n")
     }
 
     func testAWaitingCoverAnswersAsAnyCommandDoes() {
         let c = conversation(local: false)
         c.session.covers[music.appendingPathComponent("Album/a.ogg").path] = music.appendingPathComponent("Album/cover.jpg").absoluteString
         XCTAssertEqual(c.send("readpicture Odd/b.ogg 0"), "OK\n", "none: nothing, as MPD answers")
-        XCTAssertEqual(c.send("albumart Album/a.ogg 5"), "ACK [2@0] {albumart} Offset too large\n")
+        XCTAssertEqual(c.send("albumart Album/a.ogg 9"), "ACK [2@0] {albumart} Offset too large\n")
         XCTAssertEqual(c.send("command_list_begin", "albumart Album/a.ogg 0", "albumart Odd/b.ogg 0", "ping", "command_list_end"),
-                       "size: 2\nbinary: 2\n\u{7}\u{7}\nACK [50@1] {albumart} No file exists\n", "an error names its place after a wait")
+                       "size: 8\nbinary: 8\nGIF89a\u{7}\u{7}\nACK [50@1] {albumart} No file exists\n", "an error names its place after a wait")
     }
 
     func testAPictureInTheSongIsServedBeforeTheSongHasPlayed() throws {
@@ -156,7 +199,7 @@ final class FileAccessTests: XCTestCase {
             extracted.append(song)
             return song.hasSuffix("a.ogg") ? covers.appendingPathComponent("extracted.jpg").path : nil
         })
-        XCTAssertEqual(c.send("readpicture Album/a.ogg 0"), "size: 1\ntype: image/jpeg\nbinary: 1\n\u{9}\nOK\n")
+        XCTAssertEqual(c.send("readpicture Album/a.ogg 0"), "size: 7\ntype: image/gif\nbinary: 7\nGIF87a\u{9}\nOK\n")
         XCTAssertEqual(c.send("readpicture Odd/b.ogg 0"), "OK\n", "no picture: nothing, as MPD answers")
         XCTAssertEqual(extracted.items, [music.appendingPathComponent("Album/a.ogg").path, music.appendingPathComponent("Odd/b.ogg").path])
         // An extractor's image outside the allowed folders is not served to TCP.
