@@ -23,7 +23,9 @@ extension Client {
                 for key in ["id", "title", "artist", "album", "duration", "position", "finished", "playCount", "lastPlayed",
                             "addedAt", "localPath", "remoteURL", "cover", "timeSaved"] {
                     guard let value = item[key] else { continue }
-                    write("\(key.padding(toLength: 10, withPad: " ", startingAt: 0)) \(Client.text(key, value))")
+                    // The time saved reads as `reel lib ls` and `reel status` say it; JSON keeps the key.
+                    let label = key == "timeSaved" ? "trimmed" : key
+                    write("\(label.padding(toLength: 10, withPad: " ", startingAt: 0)) \(Client.text(key, value))")
                 }
             }
         case .libRemove(let id): _ = try call(Client.reel, "LibraryRemove", [.int64(id)])

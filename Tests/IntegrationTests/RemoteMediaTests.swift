@@ -332,6 +332,8 @@ final class RemoteMediaTests: OriginTestCase {
         XCTAssertEqual(Double(try XCTUnwrap(get("TimeSavedInAll", MPRIS.reel).int64)), 1_700_000, accuracy: 60_000)
         XCTAssertFalse(daemon!.text.contains("silences of "), "its silences came from the library: \(daemon!.text)")
         XCTAssertTrue(try reel("lib", "ls").1.contains("trimmed 0:01"))
+        let info = try reel("lib", "info", "1").1
+        XCTAssertTrue(info.contains("\ntrimmed    0:01"), "as docs/usage.md shows it: \(info)")
         // Trimming turned off while it plays: the episode goes on whole, from where it is heard.
         let before = try position()
         XCTAssertEqual(try reel("feed", "set", "gap", "trim", "off").0, 0)
