@@ -19,6 +19,8 @@ public final class MPDServer {
     private final class Client {
         let fd: Int32
         let listener: Int32
+        /// Where a TCP client that must give the password comes from; nil for the others.
+        let address: String?
         let conversation: ClientProtocol
         var input: [UInt8] = []
         /// Where the requests not yet handled start in `input`.
@@ -29,9 +31,10 @@ public final class MPDServer {
         var active = monotonicNow()
         /// Until when its answers and requests wait (a wrong password).
         var heldUntil: MonotonicTime?
-        init(fd: Int32, listener: Int32, conversation: ClientProtocol) {
+        init(fd: Int32, listener: Int32, address: String?, conversation: ClientProtocol) {
             self.fd = fd
             self.listener = listener
+            self.address = address
             self.conversation = conversation
         }
         var unsent: Int { output.count }
@@ -71,6 +74,10 @@ public final class MPDServer {
     private var rotation = 0
     /// Where a client's bytes are read into, kept: a fresh 64 KiB, zeroed for every read, showed in a profile of `pause`.
     private var readBuffer = [UInt8](repeating: 0, count: 64 << 10)
+    /// Password guessing over TCP, counted by address and overall.
+    private var guesses = PasswordGuard()
+    /// Where the server says what it did about an attack (the daemon's log).
+    public var log: (String) -> Void = { _ in }
     public let socketPath: String?
     /// Where TCP listens; its port is the one bound (useful with port 0).
     public private(set) var tcpAddress: ListenAddress?
@@ -167,11 +174,14 @@ public final class MPDServer {
         return client.conversation.isIdle ? nil : client.active + timeout
     }
 
-    /// Hangs up on the clients silent past the timeout or not logged in in time,
+    /// Hangs up on the clients silent past the timeout, not logged in in time or locked out,
     /// and goes on with those whose hold has ended.
     public func expire(now: MonotonicTime) {
         for client in Array(clients.values) {
-            if let held = client.heldUntil {
+            // Locked out: hung up on, a held wrong password's answer with it.
+            if lockedOut(client, now: now) {
+                drop(client)
+            } else if let held = client.heldUntil {
                 guard now >= held else { continue }
                 client.heldUntil = nil
                 work(client, until: now + Self.slice)
@@ -198,12 +208,15 @@ public final class MPDServer {
             let fd = Glibc.accept(listener.fd, nil, nil)
             guard fd >= 0 else { return }   // EAGAIN: no more waiting; other errors: the client is gone
             guard clients.values.count(where: { $0.listener == listener.fd }) < Self.maxClients else { close(fd); continue }
+            // A TCP client that must give the password, from an address locked out: hung up on at once.
+            let address = listener.needsPassword ? Sockets.peerAddress(fd) ?? "an unknown address" : nil
+            if let address, guesses.refusal(for: address, now: monotonicNow()) != nil { close(fd); continue }
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
             var one: Int32 = 1
             setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, socklen_t(MemoryLayout<Int32>.size))
             let conversation = ClientProtocol(commands: commands, authorized: !listener.needsPassword, local: listener.local)
-            let client = Client(fd: fd, listener: listener.fd, conversation: conversation)
+            let client = Client(fd: fd, listener: listener.fd, address: address, conversation: conversation)
             clients[fd] = client
             take(client)
             flush(client)
@@ -272,7 +285,22 @@ public final class MPDServer {
     private func take(_ client: Client) {
         client.output.append(client.conversation.takeOutput())
         let delay = client.conversation.takeDelay()
-        if delay > 0 { client.heldUntil = monotonicNow() + delay }
+        guard delay > 0 else { return }
+        client.heldUntil = monotonicNow() + delay
+        if let address = client.address { guessed(from: address) }
+    }
+
+    /// A wrong password over TCP; when it begins a lockout, the log says so (`expire` then hangs
+    /// up on the connections it covers).
+    private func guessed(from address: String) {
+        guard let said = guesses.failed(from: address, now: monotonicNow()) else { return }
+        log(said)
+    }
+
+    /// A TCP client that has not logged in, from where logins are locked out.
+    private func lockedOut(_ client: Client, now: MonotonicTime) -> Bool {
+        guard let address = client.address, !client.conversation.isAuthorized else { return false }
+        return guesses.refusal(for: address, now: now) != nil
     }
 
     private func flush(_ client: Client) {

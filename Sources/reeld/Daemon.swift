@@ -75,6 +75,7 @@ final class Daemon: Session {
         let commands = try MPDCommands(session: self, library: library.library == nil ? nil : libraryService, password: password,
                                    musicFolder: musicFolder, coverFolder: art.cacheDir.path, extractCover: art.extractNow)
         mpd = try MPDServer(commands: commands, socketPath: socketPath, tcp: tcp, timeout: timeout)
+        mpd?.log = { log("MPD: " + $0) }
         controlAddresses = [socketPath, mpd?.tcpAddress?.description].compactMap { $0.map { "mpd:" + $0 } }
     }
 

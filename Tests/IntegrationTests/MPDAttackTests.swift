@@ -140,7 +140,12 @@ final class MPDAttackTests: DaemonTestCase {
         }
         XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(start), 1.7, "0.25 + 0.5 + 1 s")
         XCTAssertTrue(guesser.isClosed(timeout: 2))
-        // Pipelined guesses are no faster: each waits for the one before.
+        XCTAssertEqual(try MPDClient(port: port).command("password \"open sesame\""), ["OK"], "three wrong lock no one out")
+    }
+
+    /// K: pipelined guesses are no faster: each waits for the one before.
+    func testPipelinedGuessesAreAnsweredOneAtATime() throws {
+        let port = try startWithTCP([media.tones[0]], ["--paused"])
         let pipelined = try MPDClient(port: port)
         let again = Date()
         pipelined.send((1...200).map { "password guess\($0)\n" }.joined())
@@ -148,7 +153,36 @@ final class MPDAttackTests: DaemonTestCase {
         while pipelined.readLine(timeout: 5) != nil { refusals += 1 }
         XCTAssertEqual(refusals, 3, "three answers, then the connection ends")
         XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(again), 1.7)
-        XCTAssertEqual(try MPDClient(port: port).command("password \"open sesame\""), ["OK"])
+    }
+
+    /// K: guessing on many connections from one address. The fifth wrong password within a minute
+    /// locks the address out: its connections that have not logged in are hung up on, new ones get
+    /// no greeting, the right password included; the owner's Unix socket stays open; the log says so.
+    func testGuessesFromOneAddressOnManyConnectionsLockItOut() throws {
+        let port = try startWithTCP([media.tones[0]], ["--paused"])
+        let loggedIn = try MPDClient(port: port)
+        XCTAssertEqual(try loggedIn.command("password \"open sesame\""), ["OK"])
+        let guessers = try (0..<5).map { _ in try MPDClient(port: port) }
+        for (n, guesser) in guessers.prefix(4).enumerated() {
+            XCTAssertEqual(try guesser.command("password wrong\(n)").last, "ACK [3@0] {password} incorrect password")
+        }
+        let waiting = try MPDClient(port: port)
+        guessers[4].send("password wrong4\n")
+        XCTAssertTrue(guessers[4].isClosed(timeout: 5), "the fifth: hung up on, its answer with it")
+        XCTAssertTrue(waiting.isClosed(timeout: 5), "a connection from there that has not logged in goes too")
+        try waitForLog("MPD: 5 wrong passwords within a minute from 127.0.0.1: its connections refused for 1:00")
+        XCTAssertThrowsError(try MPDClient(port: port), "a new connection from there gets no greeting")
+        XCTAssertEqual(try MPDClient(path: socketPath).pairs("status")["state"], "pause", "the Unix socket stays open")
+        XCTAssertEqual(try loggedIn.pairs("status")["state"], "pause", "a client that had logged in stays")
+        // python-mpd sees the refusal as a connection that ends before its greeting.
+        XCTAssertEqual(try pythonMPD("""
+            other = mpd.MPDClient()
+            try:
+                other.connect("127.0.0.1", int(sys.argv[2]))
+                print("connected")
+            except (mpd.ConnectionError, ConnectionError, OSError) as error:
+                print("refused")
+            """, extra: [String(port)]), "refused")
     }
 
     // MARK: Files
