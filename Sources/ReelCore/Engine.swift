@@ -143,7 +143,7 @@ public struct Engine: Sendable {
         guard !tracker.awaitingAudio,
               abs(tracker.position(at: now) - widgetsTold.position(at: now)) > Engine.driftTolerance else { return [] }
         tellWidgets(now: now)
-        return [.announce(.seeked(widgetsTold.position))]
+        return [.announce(.settled(widgetsTold.position))]
     }
 
     public var snapshot: Snapshot {

@@ -184,7 +184,13 @@ public enum BackendCommand: Equatable, Sendable {
 
 /// Events the control buses pass on to their clients, in the order they happened.
 public enum Announcement: Equatable, Sendable {
+    /// Position moved: a seek, a chapter, a cut of trimmed silence, another entry heard.
     case seeked(MediaTime)
+    /// Position was put right to what is heard, with nothing asked: the estimate departed from the
+    /// sound by more than widgets may drift (a start heard late, a pause that took effect late).
+    /// MPRIS says Seeked, as its spec asks of a position that moves unexplained; MPD's idle
+    /// `player` does not wake, as none of its events (a start, a stop, a seek) happened.
+    case settled(MediaTime)
     case trackAdded(EntryID, after: EntryID?)
     case trackRemoved(EntryID)
     case trackListReplaced

@@ -339,7 +339,7 @@ public final class MPRISService {
         if bulk { emitTrackListReplaced(queue) }
         for announcement in announcements {
             switch announcement {
-            case .seeked(let position):
+            case .seeked(let position), .settled(let position):
                 emit(MPRIS.player, "Seeked", [.int64(position)])
             case .trackAdded(let id, let after):
                 guard !bulk, let entry = entry(id) else { continue }

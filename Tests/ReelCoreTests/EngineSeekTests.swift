@@ -140,7 +140,7 @@ final class EngineSeekTests: XCTestCase {
             h.event(.position(h.token, h.position + late))
         }
         let truth = h.position
-        XCTAssertEqual(h.playbackEffects, [.announce(.seeked(truth))], "three samples 50 ms behind: that is real")
+        XCTAssertEqual(h.playbackEffects, [.announce(.settled(truth))], "three samples 50 ms behind: that is real")
         h.advance(ms: 10)
         XCTAssertEqual(h.position, truth + 10_000)
     }
@@ -149,7 +149,7 @@ final class EngineSeekTests: XCTestCase {
         var h = playing()
         h.advance(ms: 1000)
         h.event(.position(h.token, 5_000_000))
-        XCTAssertEqual(h.playbackEffects, [.announce(.seeked(5_000_000))])
+        XCTAssertEqual(h.playbackEffects, [.announce(.settled(5_000_000))])
     }
 
     func testBufferingHoldsTheAnchorAndResumingAnnouncesIt() {

@@ -42,7 +42,7 @@ final class EngineTransportTests: XCTestCase {
         XCTAssertEqual(h.position, 0, "one sample that moved is not yet proof")
         h.advance(ms: 50)
         h.event(.position(h.token, 150_000))
-        XCTAssertEqual(h.playbackEffects, [.announce(.seeked(150_000))], "heard to start 100 ms ago; widgets are widgetsTold")
+        XCTAssertEqual(h.playbackEffects, [.announce(.settled(150_000))], "heard to start 100 ms ago; widgets are widgetsTold")
         h.advance(ms: 1000)
         XCTAssertEqual(h.position, 1_150_000)
     }
@@ -63,7 +63,7 @@ final class EngineTransportTests: XCTestCase {
         XCTAssertEqual(h.position, paused, "held until the audio is heard again")
         h.hear(from: paused)
         XCTAssertEqual(h.position, paused + Harness.heardAfter)
-        XCTAssertEqual(h.playbackEffects, [.announce(.seeked(paused + Harness.heardAfter))],
+        XCTAssertEqual(h.playbackEffects, [.announce(.settled(paused + Harness.heardAfter))],
                        "widgets ran from the resume, 30 ms too early: Seeked puts them right")
         h.advance(ms: 250)
         XCTAssertEqual(h.position, paused + Harness.heardAfter + 250_000)
@@ -99,7 +99,7 @@ final class EngineTransportTests: XCTestCase {
         XCTAssertEqual(h.engine.deadline, nil, "asked once")
         h.event(.position(h.token, paused + 26_000))
         XCTAssertEqual(h.position, paused + 26_000)
-        XCTAssertEqual(h.playbackEffects, [.announce(.seeked(paused + 26_000))])
+        XCTAssertEqual(h.playbackEffects, [.announce(.settled(paused + 26_000))])
         h.command(.play)
         h.hear(from: paused + 26_000)
         XCTAssertEqual(h.position, paused + 26_000 + Harness.heardAfter)
@@ -348,7 +348,7 @@ final class EngineTransportTests: XCTestCase {
         h.tick(ms: 500)
         XCTAssertEqual(h.position, 5_000_000, "held while the rooms play what came before")
         h.tick(ms: 450)
-        XCTAssertEqual(h.effects, [.announce(.seeked(5_000_000))], "running from when the rooms reach it")
+        XCTAssertEqual(h.effects, [.announce(.settled(5_000_000))], "running from when the rooms reach it")
         h.advance(ms: 100)
         XCTAssertEqual(h.position, 5_100_000)
     }

@@ -127,7 +127,12 @@ struct Harness {
     var currentID: EntryID? { engine.queue.currentID }
     var position: MediaTime { engine.position(at: now) }
     var seekedPositions: [MediaTime] {
-        effects.compactMap { if case .announce(.seeked(let p)) = $0 { p } else { nil } }
+        effects.compactMap {
+            switch $0 {
+            case .announce(.seeked(let p)), .announce(.settled(let p)): p
+            default: nil
+            }
+        }
     }
     func id(_ n: Int) -> EntryID { engine.queue.entries[n - 1].id }
 }

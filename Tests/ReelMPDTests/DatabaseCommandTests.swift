@@ -213,7 +213,7 @@ final class DatabaseCommandTests: XCTestCase {
     func testAlbumartComesInChunksOfTheBinaryLimit() throws {
         let c = stocked()
         let cover = FileManager.default.temporaryDirectory.appendingPathComponent("reel-mpd-cover-\(getpid()).png")
-        let bytes = (0..<200).map { UInt8($0) }
+        let bytes = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + (8..<200).map { UInt8($0) }   // a PNG by its first bytes
         try Data(bytes).write(to: cover)
         defer { try? FileManager.default.removeItem(at: cover) }
         c.session.covers["/music/Abba/Gold/02 Waterloo.ogg"] = cover.absoluteString
