@@ -393,6 +393,8 @@ extension Engine {
     mutating func rateChanged(now: MonotonicTime) -> [Effect] {
         let rate = self.rate
         tracker.setRate(rate, now: now)
+        // The next entry may have been queued at the old rate: it is queued again at its own.
+        state.load?.queuedFrom = nil
         state.load?.window.updateIncoming { $0.tracker?.setRate(rate, now: now) }
         var effects: [Effect] = [.backend(.setRate(rate))]
         // Not while the next entry has started under the tail of this one: mpv's file is the next

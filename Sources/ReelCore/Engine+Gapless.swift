@@ -9,6 +9,8 @@ public struct QueuedNext: Equatable, Sendable {
     public let token: LoadToken
     /// Where it starts (its resume point).
     public let start: MediaTime
+    /// The rate it was queued to play at.
+    public let rate: Double
 }
 
 /// A queued entry that the backend has started while the end of the current
@@ -16,6 +18,8 @@ public struct QueuedNext: Equatable, Sendable {
 public struct Incoming: Equatable, Sendable {
     public let token: LoadToken
     public let start: MediaTime
+    /// The rate the backend plays it at: its own, which may not be the current entry's.
+    public let rate: Double
     public var seekable = false
     /// Its position as the backend reports it: before `start` (negative, from
     /// 0) by as much of the previous entry as is still to be heard. Nil until
@@ -106,13 +110,16 @@ extension Engine {
         if from == load.queuedFrom { return [] }
         load.queuedFrom = from
         state.load = load
-        // An entry of another rate (a feed's episode after a song) starts by a load of its own:
-        // mpv's speed is one for its whole playlist. So does one that trims silence, so that its
-        // cuts are the current load's from its first sample.
+        // One that trims silence starts by a load of its own, so that its cuts are the current
+        // load's from its first sample. One of another rate (a feed's episode after a song) is
+        // queued with its rate, which mpv takes at its first sample (a load of its own after the
+        // end of the one before held Position for a second while the sound server started again).
         let desired = nextToQueue(after: base.entry).flatMap { id in
-            queue[id].map { rate(for: $0) == rate && Engine.trim(for: $0) == nil } == true ? id : nil
+            queue[id].map { Engine.trim(for: $0) == nil } == true ? id : nil
         }
-        if desired == load.window.next?.token.entry { return [] }
+        if desired == load.window.next?.token.entry, desired.flatMap({ queue[$0] }).map(rate(for:)) == load.window.next?.rate {
+            return []
+        }
         guard let desired, let entry = queue[desired] else {
             state.load?.window = load.window.queuing(nil)
             return [.backend(.unqueueNext)]
@@ -120,12 +127,13 @@ extension Engine {
         loadSerial += 1
         let token = LoadToken(entry: desired, serial: loadSerial)
         let (start, end) = entry.bounds(from: Engine.resumePoint(entry, policy: resumePolicy).start)
-        state.load?.window = load.window.queuing(QueuedNext(token: token, start: start))
+        let rate = rate(for: entry)
+        state.load?.window = load.window.queuing(QueuedNext(token: token, start: start, rate: rate))
         // What a stream played before no longer holds (as in `start`); with Loop Track the
         // entry playing is its own next, and keeps its title.
         if desired != base.entry { queue.update(desired) { $0.metadata.streamTitle = nil } }
         let boost: [Effect] = entry.episode.voiceBoost ? [.backend(.setVoiceBoost(token, true))] : []
-        return boost + [.backend(.queueNext(token, uri: entry.uri, start: start, end: end))]
+        return boost + [.backend(.queueNext(token, uri: entry.uri, start: start, end: end, rate: rate))]
     }
 
     /// The next entry in play order that has not just failed; the same entry with Loop Track.
@@ -151,12 +159,14 @@ extension Engine {
         }
         let next = queuedNext
         let queued = next?.token == token ? next : nil
-        state.load?.window = .incoming(Incoming(token: token, start: queued?.start ?? 0), next: queued == nil ? next : nil)
+        let arriving = Incoming(token: token, start: queued?.start ?? 0, rate: queued?.rate ?? rate)
+        state.load?.window = .incoming(arriving, next: queued == nil ? next : nil)
         return []
     }
 
     /// The incoming entry's first position: from it, when it will be heard.
     mutating func incomingRestarted(at position: MediaTime, now: MonotonicTime) -> [Effect] {
+        let rate = incoming?.rate ?? rate
         var tracker = PositionTracker(position: position, at: now, rate: rate)
         // The previous entry is playing, so this one's position runs from here.
         if state.wantsToPlay { tracker.run(PositionAnchor(position: position, at: now, rate: rate, running: true)) }
@@ -188,6 +198,8 @@ extension Engine {
         let play = state.wantsToPlay
         state = play ? .playing(load) : .paused(load)
         queue.setCurrent(arriving.token.entry)
+        // Queued at a rate of its own: the backend plays it so from its first sample.
+        if arriving.rate != tracker.anchor.rate { tracker.setRate(arriving.rate, now: now) }
         lastSave = now
         var effects: [Effect] = []
         effects += consumed(left)

@@ -163,8 +163,8 @@ public enum BackendCommand: Equatable, Sendable {
     /// Replaces whatever the backend holds with this entry.
     case load(LoadToken, uri: String, start: MediaTime, end: MediaTime?, paused: Bool)
     /// Queues the entry to follow the one playing (replacing any queued one),
-    /// so that the backend goes on to it without a gap.
-    case queueNext(LoadToken, uri: String, start: MediaTime, end: MediaTime?)
+    /// so that the backend goes on to it without a gap, at its own rate from its first sample.
+    case queueNext(LoadToken, uri: String, start: MediaTime, end: MediaTime?, rate: Double)
     /// Drops the queued entry.
     case unqueueNext
     case unload

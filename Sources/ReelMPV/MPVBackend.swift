@@ -148,10 +148,12 @@ public final class MPVBackend {
                 return [.failed(token, reason: lastCommandError)]
             }
             state.replaced(by: entry, id: id)
-        case .queueNext(let token, let uri, let start, let end):
+        case .queueNext(let token, let uri, let start, let end, let rate):
             if URLParts.isRemote(uri) { stream?.source.prefetch(uri) }
             dropQueued()
-            let entry = MPVEntry(token: token, uri: uri, options: state.takeOptions(for: token))
+            var options = state.takeOptions(for: token)
+            options.rate = rate
+            let entry = MPVEntry(token: token, uri: uri, options: options)
             guard let id = loadFile(entry, mode: "append", start: start, end: end) else {
                 return [.failed(token, reason: lastCommandError)]
             }
@@ -224,8 +226,12 @@ public final class MPVBackend {
         var args = ["loadfile", trim.map { Self.timeline(of: entry.uri, keeping: $0) } ?? entry.uri, mode]
         let start = trim?.timeline(start) ?? start
         let end = end.map { trim?.timeline($0) ?? $0 }
+        // Every file at its rate, from its first sample: mpv takes `speed` per file and puts the
+        // one before back at a file's end, so a file queued after one of another rate says its own.
+        let rate = entry.options.rate ?? state.rate
         let options = (start > 0 ? ["start=\(Self.seconds(start))"] : []) + (end.map { ["end=\(Self.seconds($0))"] } ?? [])
-        if !options.isEmpty { args.append(options.joined(separator: ",")) }
+            + ["speed=\(rate)"]
+        args.append(options.joined(separator: ","))
         var result = mpv_node()
         let rc = withCommand(args) { mpv_command_ret(handle, $0, &result) }
         guard rc >= 0 else {

@@ -14,6 +14,8 @@ struct FileOptions: Equatable, Sendable {
     var trim: Trim?
     /// Whether the file plays through the voice filter (a feed's voice boost).
     var voiceBoost = false
+    /// The rate a queued file plays at from its first sample (nil: the rate set last).
+    var rate: Double?
 }
 
 /// The entry between mpv's START_FILE and its END_FILE.

@@ -127,6 +127,8 @@ struct MPVTranslator: Sendable {
     }
 
     mutating func setRate(_ rate: Double) { tempo.setRate(rate) }
+    /// The rate mpv plays at (the last set, or the playing file's own).
+    var rate: Double { tempo.rate }
 
     /// A seek to `target` (of the file) is about to be sent.
     mutating func seeking(to target: MediaTime) {
@@ -148,6 +150,8 @@ struct MPVTranslator: Sendable {
         switch event {
         case .startFile(let id):
             playing = PlayingFile(entry: id, openedAt: now, phase: .opening)
+            // A queued file of its own rate: mpv plays it at that rate from here.
+            if let rate = entries[id]?.options.rate { tempo.setRate(rate) }
             tempo.restart()
             return currentToken.map { [.event(.started($0))] } ?? []
         case .idle:

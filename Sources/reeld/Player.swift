@@ -149,9 +149,9 @@ final class Player {
             command = .load(token, uri: uri, start: start, end: end, paused: paused)
             // A remote entry played from its download or complete copy seeks while it opens.
             if URLParts.isRemote(asked) && !URLParts.isRemote(uri) { followUps.append(.event(.opensLocally(token))) }
-        case .queueNext(let token, _, let start, let end):
+        case .queueNext(let token, _, let start, let end, let rate):
             guard let uri = playableURI(for: token, start: start) else { return }
-            command = .queueNext(token, uri: uri, start: start, end: end)
+            command = .queueNext(token, uri: uri, start: start, end: end, rate: rate)
         default: break
         }
         followUps += backend.perform(command).map(FollowUp.event)

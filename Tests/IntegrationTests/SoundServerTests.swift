@@ -355,6 +355,57 @@ final class SoundServerTests: DaemonTestCase {
         }
     }
 
+    func testAnEpisodeOfItsOwnRateFollowsWithoutAGapOnPipeWire() throws { try checkGaplessIntoARate(on: .pipewire) }
+    func testAnEpisodeOfItsOwnRateFollowsWithoutAGapOnPulseAudio() throws { try checkGaplessIntoARate(on: .pulse) }
+
+    /// A song (2.2 s of beeps), then a feed's episode whose feed plays at 1.5 (beeps, served over
+    /// HTTP): the episode follows without a gap, at its rate from its first sample, and each of its
+    /// beeps heard reads as its own time within 10 ms (15 on PipeWire, as at a change to a rate
+    /// other than 1: the tempo filter's blocks place the onsets). Before, the episode waited for
+    /// the song's end and a load of its own, and Position held for over a second on PulseAudio.
+    private func checkGaplessIntoARate(on kind: SoundServer.Kind) throws {
+        let song = try beeps("Song", seconds: 2.2)
+        let served = home.appendingPathComponent("served")
+        try FileManager.default.createDirectory(at: served, withIntermediateDirectories: true)
+        try Beeps.make(served.appendingPathComponent("talk.flac"), title: "Talk", seconds: 6)
+        try "<rss><channel><item><title>Talk</title><enclosure url=\"talk.flac\"/></item></channel></rss>"
+            .write(to: served.appendingPathComponent("talks.xml"), atomically: true, encoding: .utf8)
+        let origin = try Origin(serving: served, home: home)
+        defer { origin.stop() }
+        let recording = try play([], on: kind, ["--paused"], graphClock: kind == .pipewire)
+        XCTAssertEqual(try reel("sync", "--no-download", origin.url("talks.xml")).0, 0)
+        XCTAssertEqual(try reel("feed", "set", "talks.xml", "rate", "1.5").0, 0)
+        XCTAssertEqual(try reel("add", song.path, origin.url("talk.flac")).0, 0)
+        try player("Play")
+        var readings: [PositionReading] = []
+        let heard = Date().addingTimeInterval(10)
+        while try position() < 500_000, Date() < heard { try readPositions(for: 0.05, every: 0.03, into: &readings) }
+        try readPositions(for: 4.5, every: 0.03, into: &readings)
+        recording.stop()
+        XCTAssertEqual(try get("Rate").double, 1.5)
+        XCTAssertFalse(daemon!.text.contains("playing \(origin.url("talk.flac"))"), "no load of its own: \(daemon!.text)")
+        let switched = try XCTUnwrap(zip(readings, readings.dropFirst()).first { $1.position < $0.position - 1_000_000 }?.1.at,
+                                     "Position never went to the episode on \(kind.name)")
+        // Without a gap: the episode's first beep (at its 0) is heard 200 ms after the song's last (at 2.0 of 2.2 s).
+        let onsets = recording.sounds().map(\.start)
+        XCTAssertGreaterThanOrEqual(onsets.count, 6, "\(onsets.count) beeps heard on \(kind.name)")
+        if onsets.count >= 6 {
+            XCTAssertEqual(Double(onsets[5] - onsets[4]), 200_000, accuracy: 10_000, "the song's end to the episode's start on \(kind.name)")
+        }
+        let errors = beepErrors(recording, readings, [("song", 0, 1), ("episode", switched, 1.5)]).map {
+            (phase: $0.phase, after: $0.after, error: $0.phase == "song" && $0.error > 100_000 ? $0.error - 200_000 : $0.error)
+        }
+        let late = lateCycle(leads: errors.map(\.error), in: recording, bound: 10_000)
+        for phase in ["song", "episode"] {
+            let found = errors.filter { $0.phase == phase }.map { $0.error - late }
+            print("\(phase) on \(kind.name): Position from each beep heard: \(found.map { $0 / 1000 }) ms")
+            XCTAssertGreaterThanOrEqual(found.count, 2, "too few beeps heard in the \(phase) on \(kind.name) to judge")
+            let worst = found.map(abs).max() ?? 0
+            let bound: MediaTime = phase == "episode" && kind == .pipewire ? 15_000 : 10_000
+            XCTAssertLessThanOrEqual(worst, bound, "in the \(phase) on \(kind.name), Position was \(worst / 1000) ms from what was heard")
+        }
+    }
+
     // MARK: Short plays
 
     func testShortPlaysMovePositionByWhatWasHeardOnPipeWire() throws { try checkShortPlays(on: .pipewire) }

@@ -18,7 +18,9 @@ final class EngineEpisodeTests: XCTestCase {
     func testAnEpisodeStartsAfterItsIntroEndsBeforeItsOutroAtItsFeedsRate() throws {
         var h = queue()
         h.finishLoad()
-        XCTAssertNil(h.backend.queued, "the episode plays at another rate: it is not queued to follow without a gap")
+        XCTAssertEqual(h.backend.queued?.token.entry, h.id(2), "the episode follows without a gap")
+        XCTAssertEqual(h.backend.queued?.start, 30_000_000, "after its intro")
+        XCTAssertEqual(h.backend.queued?.rate, 1.5, "at its own rate")
         h.command(.goTo(h.id(2)))
         let load = try XCTUnwrap(h.effects.compactMap { if case .backend(.load(_, _, let s, let e, _)) = $0 { (s, e) } else { nil } }.first)
         XCTAssertEqual(load.0, 30_000_000)
@@ -72,7 +74,33 @@ final class EngineEpisodeTests: XCTestCase {
         XCTAssertFalse(h.seekedPositions.isEmpty, "widgets are told the new motion")
         XCTAssertNotNil(h.backend.queued, "both at 1.25: still gapless")
         h.command(.setEpisodeSettings([h.id(2): EpisodeSettings(rate: 2)]))
-        XCTAssertNil(h.backend.queued)
+        XCTAssertTrue(h.effects.contains { if case .backend(.queueNext(_, _, _, _, 2)) = $0 { true } else { false } },
+                      "queued again at its new rate: \(h.effects)")
+        h.command(.setRate(1.75))
+        XCTAssertFalse(h.effects.contains { if case .backend(.queueNext) = $0 { true } else { false } },
+                       "a rate set for this episode alone leaves the next one's")
+    }
+
+    /// A song, then gaplessly an episode at 1.5: the backend plays it at its rate from its first
+    /// sample, and Position runs at 1.5 from when it is heard, with no load of its own.
+    func testAGaplessTransitionIntoAnotherRateRunsAtItFromItsFirstSample() throws {
+        var h = Harness()
+        var episode = NewEntry(uri: "https://example.org/ep.mp3", metadata: TrackMetadata(length: 600_000_000))
+        episode.episode = EpisodeSettings(rate: 1.5)
+        h.command(.add(entries: [NewEntry(uri: "file:///song.ogg"), episode], after: nil, atStart: false, play: true))
+        h.finishLoad(length: 10_000_000)
+        let queued = try XCTUnwrap(h.backend.queued)
+        h.playIntoQueued(tail: 300_000, length: 600_000_000)
+        XCTAssertNil(h.load, "no load of its own")
+        XCTAssertFalse(h.effects.contains(.backend(.setRate(1.5))), "the backend took the rate with the file")
+        let due = try XCTUnwrap(h.engine.incoming?.audibleAt)
+        XCTAssertEqual(due - h.now, 200_000, "the 300 ms of the song still to be heard, counted at the episode's rate")
+        h.now = due
+        h.tick(ms: 0)
+        XCTAssertEqual(h.currentID, h.id(2))
+        XCTAssertEqual(h.engine.snapshot.rate, 1.5)
+        h.advance(ms: 1_000)
+        XCTAssertEqual(h.position, queued.start + 1_500_000, "a second heard is a second and a half of it")
     }
 
     func testAnOutroLearntAfterTheLoadIsCutByTheEngine() throws {

@@ -17,14 +17,14 @@ final class EngineRangeTests: XCTestCase {
         var h = playing()
         XCTAssertNil(h.command(.setRange(h.id(2), range(2_000_000, 3_000_000))))
         XCTAssertTrue(h.effects.contains {
-            if case .backend(.queueNext(let token, "file:///2.ogg", 2_000_000, 3_000_000)) = $0 { token.entry == h.id(2) } else { false }
+            if case .backend(.queueNext(let token, "file:///2.ogg", 2_000_000, 3_000_000, _)) = $0 { token.entry == h.id(2) } else { false }
         }, "\(h.effects)")
         XCTAssertTrue(h.effects.contains(.announce(.trackMetadataChanged(h.id(2)))))
         XCTAssertNil(h.command(.setRange(h.id(2), range(2_000_000, 3_000_000))))
         XCTAssertTrue(h.effects.isEmpty, "the same range again changes nothing")
         XCTAssertNil(h.command(.setRange(h.id(2), nil)))
         XCTAssertTrue(h.effects.contains {
-            if case .backend(.queueNext(_, "file:///2.ogg", 0, nil)) = $0 { true } else { false }
+            if case .backend(.queueNext(_, "file:///2.ogg", 0, nil, _)) = $0 { true } else { false }
         }, "without a range it is queued whole: \(h.effects)")
     }
 

@@ -5,7 +5,7 @@ import ReelCore
 struct FakeBackend {
     var token: LoadToken?
     var uri: String?
-    var queued: (token: LoadToken, uri: String, start: MediaTime)?
+    var queued: (token: LoadToken, uri: String, start: MediaTime, rate: Double)?
     var paused = false
     var rate = 1.0
     var volume = 1.0
@@ -17,7 +17,7 @@ struct FakeBackend {
         guard case .backend(let command) = effect else { return }
         switch command {
         case .load(let t, let u, _, _, let p): token = t; uri = u; paused = p; queued = nil
-        case .queueNext(let t, let u, let s, _): queued = (t, u, s)
+        case .queueNext(let t, let u, let s, _, let r): queued = (t, u, s, r)
         case .unqueueNext: queued = nil
         case .unload: token = nil; uri = nil; queued = nil
         case .setPaused(let p): paused = p

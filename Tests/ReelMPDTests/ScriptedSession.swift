@@ -77,7 +77,7 @@ final class ScriptedSession: Session {
         for effect in effects {
             switch effect {
             case .backend(.load(let token, _, _, _, _)): loads.append(token); queued = nil
-            case .backend(.queueNext(let token, _, _, _)): queued = token
+            case .backend(.queueNext(let token, _, _, _, _)): queued = token
             case .backend(.unqueueNext), .backend(.unload): queued = nil
             case .announce(let announcement): announcements.append(announcement)
             default: break
