@@ -31,6 +31,9 @@ public final class ClientProtocol {
         /// A list (or one command, as a list of one) whose line `next` waits for a
         /// read off the loop (a cover), and runs again on `resume`.
         case waiting(ok: Bool, lines: [Substring], next: Int)
+        /// A list (or one command, as a list of one) whose line `next` writes a long listing,
+        /// a step at a time, before the list goes on.
+        case streaming(ok: Bool, lines: [Substring], next: Int, listing: QueueListing)
         /// In `idle`, waiting for one of these subsystems to change.
         case idle(Set<Subsystem>)
     }
@@ -78,7 +81,12 @@ public final class ClientProtocol {
     public var isIdle: Bool { if case .idle = mode { true } else { false } }
     public var isAuthorized: Bool { state.authorized }
     /// A command list is running: give it no lines, call `proceed` until this is false.
-    public var isBusy: Bool { if case .running = mode { true } else { false } }
+    public var isBusy: Bool {
+        switch mode {
+        case .running, .streaming: true
+        default: false
+        }
+    }
     /// A command waits for a read off the loop: give it no lines; `resume` once something was read.
     public var isWaiting: Bool { if case .waiting = mode { true } else { false } }
 
@@ -108,7 +116,7 @@ public final class ClientProtocol {
                 lines.append(line)
                 mode = .collecting(ok: ok, lines: lines, bytes: bytes + line.utf8.count)
             }
-        case .running, .waiting:
+        case .running, .waiting, .streaming:
             assertionFailure("a line for a client whose list still runs")
         case .ready:
             switch line {
@@ -124,24 +132,49 @@ public final class ClientProtocol {
     /// Runs the list's next commands while its unread answers stay under
     /// `outputLimit` bytes and the time under `deadline`; at least one runs.
     public func proceed(outputLimit: Int, deadline: MonotonicTime) {
-        guard case .running(let ok, var lines, var next) = mode else { return }
-        mode = .ready   // as in `receive`: no second copy of the lines
-        repeat {
-            guard next < lines.count else {
-                output += Array("OK\n".utf8)
-                return
-            }
-            switch step(lines[next], index: next, ok: ok) {
-            case .next: break
-            case .end: return
-            case .wait:
-                mode = .waiting(ok: ok, lines: lines, next: next)
-                return
-            }
-            lines[next] = ""   // what has run is not kept
-            next += 1
-        } while output.count <= outputLimit && monotonicNow() < deadline && !closing && delay == 0
-        mode = .running(ok: ok, lines: lines, next: next)
+        // A listing begun is written first; one that a command begins is written at once.
+        while writeListing(outputLimit: outputLimit, deadline: deadline) {
+            guard case .running(let ok, var lines, var next) = mode else { return }
+            mode = .ready   // as in `receive`: no second copy of the lines
+            repeat {
+                guard next < lines.count else {
+                    output += Array("OK\n".utf8)
+                    return
+                }
+                switch step(lines[next], index: next, ok: ok) {
+                case .next: break
+                case .end: return
+                case .wait:
+                    mode = .waiting(ok: ok, lines: lines, next: next)
+                    return
+                case .stream(let listing):
+                    mode = .streaming(ok: ok, lines: lines, next: next, listing: listing)
+                }
+                if case .streaming = mode { break }
+                lines[next] = ""   // what has run is not kept
+                next += 1
+            } while output.count <= outputLimit && monotonicNow() < deadline && !closing && delay == 0
+            if case .streaming = mode { continue }
+            mode = .running(ok: ok, lines: lines, next: next)
+            return
+        }
+    }
+
+    /// Writes more of a listing being written, if one is; false when the step's budget is spent
+    /// before it is all written (or just as it is).
+    private func writeListing(outputLimit: Int, deadline: MonotonicTime) -> Bool {
+        guard case .streaming(let ok, let lines, let next, var listing) = mode else { return true }
+        mode = .ready   // no second copy of the listing while it is written to
+        var chunk = Reply()
+        commands.continueListing(&listing, tags: state.tags, to: &chunk, limit: outputLimit - output.count, deadline: deadline)
+        output += chunk.bytes
+        guard listing.positions.isEmpty else {
+            mode = .streaming(ok: ok, lines: lines, next: next, listing: listing)
+            return false
+        }
+        if ok { output += Array("list_OK\n".utf8) }
+        mode = .running(ok: ok, lines: lines, next: next + 1)
+        return output.count <= outputLimit && monotonicNow() < deadline
     }
 
     /// What changed in the session; answers an `idle` that waits for it.
@@ -179,16 +212,22 @@ public final class ClientProtocol {
         case .done: output += Array("OK\n".utf8)
         case .failed: break
         case .waits: mode = .waiting(ok: false, lines: [line], next: 0)   // runs again as a list of one, which answers alike
+        case .streams(let listing): mode = .streaming(ok: false, lines: [line], next: 0, listing: listing)   // likewise
         }
     }
 
-    private enum Outcome { case done, failed, waits }
+    private enum Outcome {
+        case done, failed, waits
+        /// Done but for a listing, which `proceed` writes.
+        case streams(QueueListing)
+    }
 
     /// Runs one command and appends its answer, or its ACK when it failed.
     private func execute(_ request: RequestLine, index: Int) -> Outcome {
         do {
-            output += try commands.execute(request, &state).bytes
-            return .done
+            let reply = try commands.execute(request, &state)
+            output += reply.bytes
+            return reply.listing.map(Outcome.streams) ?? .done
         } catch where error.code == .wait {
             return .waits
         } catch {
@@ -228,7 +267,11 @@ public final class ClientProtocol {
         if !pending.isDisjoint(with: wanted) { answerIdle(pending.intersection(wanted)) }
     }
 
-    private enum Step { case next, end, wait }
+    private enum Step {
+        case next, end, wait
+        /// The line's listing is to be written before the list goes on.
+        case stream(QueueListing)
+    }
 
     /// One line of a list: on to the next, the end of the list (an error, which names its place, or `close`),
     /// or a wait for a read off the loop.
@@ -250,6 +293,7 @@ public final class ClientProtocol {
             return .next
         case .failed: return .end
         case .waits: return .wait
+        case .streams(let listing): return .stream(listing)
         }
     }
 }

@@ -1,4 +1,5 @@
 import ReelCore
+import ReelSystem
 
 /// The queue, as MPD calls its "current playlist": positions count in
 /// track-list order, ids are reel's entry ids.
@@ -72,7 +73,7 @@ extension MPDCommands {
             let queue = mpd.queue
             let range = args.count == 0 ? queue.entries.indices : try args.range(0, count: queue.count)
             var reply = Reply()
-            mpd.addQueueSongs(range, tags: client.tags, to: &reply)
+            reply.listing = QueueListing(entries: queue.entries, positions: range)
             return reply
         },
         "playlistid": Entry(arguments: 0...1) { mpd, args, client throws(Ack) in
@@ -204,14 +205,27 @@ extension MPDCommands {
     /// The lines of the queue entries at `positions`; a database song's with its facts there
     /// (Last-Modified, Format), as in MPD.
     func addQueueSongs(_ positions: some Sequence<Int>, tags: TagSet, to reply: inout Reply) {
-        let queue = self.queue
+        addQueueSongs(positions, of: queue.entries, tags: tags, to: &reply)
+    }
+
+    /// Writes more of a listing: what fits in `limit` bytes and the time to `deadline`, at least
+    /// one entry. Its entries are the queue as the command found it, whatever changed since.
+    func continueListing(_ listing: inout QueueListing, tags: TagSet, to reply: inout Reply, limit: Int, deadline: MonotonicTime) {
+        repeat {
+            let step = listing.positions.prefix(QueueListing.step)
+            addQueueSongs(step, of: listing.entries, tags: tags, to: &reply)
+            listing.positions = listing.positions.dropFirst(step.count)
+        } while !listing.positions.isEmpty && reply.bytes.count < limit && monotonicNow() < deadline
+    }
+
+    private func addQueueSongs(_ positions: some Sequence<Int>, of entries: [QueueEntry], tags: TagSet, to reply: inout Reply) {
         let catalogue = library?.catalogueRevision
-        if queueSongs.catalogue != catalogue || queueSongs.byEntry.count > 2 * queue.count + 64 {
+        if queueSongs.catalogue != catalogue || queueSongs.byEntry.count > 2 * entries.count + 64 {
             queueSongs = (catalogue, [:])   // facts that changed, or entries long gone
         }
         lazy var tree = treeForFacts()   // looked at on the first entry not known yet
         for i in positions {
-            let entry = queue.entries[i]
+            let entry = entries[i]
             let song: QueueSong
             if let known = queueSongs.byEntry[entry.id], known.item == entry.itemID {
                 song = known

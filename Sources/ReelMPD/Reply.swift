@@ -2,6 +2,8 @@
 /// covers a binary chunk.
 public struct Reply: Equatable, Sendable {
     public private(set) var bytes: [UInt8] = []
+    /// Queue entries still to be written after `bytes`, a few at a time (`QueueListing`).
+    var listing: QueueListing?
 
     public init() {}
 

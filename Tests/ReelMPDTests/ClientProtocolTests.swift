@@ -131,6 +131,37 @@ final class ClientProtocolTests: XCTestCase {
         XCTAssertLessThan(steps.max()!, 1000, "no step answers more than one command")
     }
 
+    /// A long `playlistinfo` is written a step at a time, as the client reads and the loop's
+    /// time allows, and lists the queue as it was when asked, whatever changes meanwhile.
+    func testALongListingIsWrittenInStepsOfTheQueueAsItWas() {
+        let c = Conversation(), whole = Conversation()
+        let adds = ["command_list_begin"] + (0..<350).map { "add /song\($0).ogg" } + ["command_list_end"]
+        c.send(adds)
+        whole.send(adds)
+        let expected = whole.send("playlistinfo")
+        let other = ClientProtocol(commands: c.commands, authorized: true, local: true)
+        _ = other.takeOutput()
+        c.client.receive("playlistinfo")
+        var steps: [String] = []
+        while c.client.isBusy {
+            c.client.proceed(outputLimit: 1, deadline: .max)
+            steps.append(String(decoding: c.client.takeOutput(), as: UTF8.self))
+            if steps.count == 1 {
+                other.receive("delete 0")   // another client's change, between two steps
+                XCTAssertEqual(String(decoding: other.takeOutput(), as: UTF8.self), "OK\n")
+            }
+        }
+        XCTAssertEqual(steps.joined(), expected, "the same listing, of the queue as it was")
+        XCTAssertEqual(steps.map { $0.components(separatedBy: "\nId: ").count - 1 }, [100, 100, 100, 50, 0],
+                       "100 entries a step past the limit, then the OK")
+        XCTAssertTrue(steps[3].hasSuffix("Id: 350\n"))
+        XCTAssertEqual(steps.last, "OK\n")
+        XCTAssertEqual(c.send("playlistinfo").components(separatedBy: "\nId: ").count - 1, 349, "the change shows next time")
+        // In a command list, the list goes on after it.
+        let listed = c.send("command_list_ok_begin", "playlistinfo 0:2", "ping", "command_list_end")
+        XCTAssertTrue(listed.hasSuffix("Id: 3\nlist_OK\nlist_OK\nOK\n"), listed)
+    }
+
     func testAListStepStopsAtItsDeadline() {
         let c = Conversation()
         for line in ["command_list_begin"] + Array(repeating: "ping", count: 1000) + ["command_list_end"] {
