@@ -10,8 +10,13 @@ import XCTest
 /// socket served. (The bounds are in docs/mpd.md, Limits.)
 final class MPDAttackTests: DaemonTestCase {
     static let long = ProcessInfo.processInfo.environment["REEL_STRESS"] != nil
-    /// The slowest MPRIS answer allowed while an attack goes on, in ms.
-    static let slowestAnswer = 100.0
+    /// The slowest MPRIS answer allowed while an attack goes on, in ms. An attack that held the
+    /// loop (one reply of 60 MB written in one go, a command list run whole) holds it for seconds.
+    /// Beside a full build on two cores, the scheduler alone kept a debug reeld off the CPU for up
+    /// to 80 ms inside a loop turn that only published nothing (measured by timing each part of
+    /// the loop): 100 ms failed 5 of 15 runs of the slow reader with no part of reeld over 30 ms
+    /// but that one.
+    static let slowestAnswer = 250.0
 
     /// Runs `attack` while MPRIS is read again and again; checks that it
     /// always answered within the bound and that RSS grew less than `grow` KiB.
