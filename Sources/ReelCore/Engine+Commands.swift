@@ -248,7 +248,7 @@ extension Engine {
         tellWidgets(now: now)
         // The new load's window is empty: a load replaces the backend's whole playlist.
         if entry.episode.voiceBoost { effects.append(.backend(.setVoiceBoost(token, true))) }
-        return effects + [.backend(.load(token, uri: entry.uri, start: start, end: end, paused: !play))]
+        return effects + [.backend(.load(token, uri: entry.uri, start: start, end: end, paused: !play, rate: rate))]
     }
 
     mutating func setRange(_ id: EntryID, _ range: PlayRange?) -> Result<[Effect], CommandError> {

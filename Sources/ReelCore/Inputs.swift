@@ -160,8 +160,8 @@ public enum Effect: Equatable, Sendable {
 
 /// What the engine asks of the player backend.
 public enum BackendCommand: Equatable, Sendable {
-    /// Replaces whatever the backend holds with this entry.
-    case load(LoadToken, uri: String, start: MediaTime, end: MediaTime?, paused: Bool)
+    /// Replaces whatever the backend holds with this entry, played at `rate` from its first sample.
+    case load(LoadToken, uri: String, start: MediaTime, end: MediaTime?, paused: Bool, rate: Double)
     /// Queues the entry to follow the one playing (replacing any queued one),
     /// so that the backend goes on to it without a gap, at its own rate from its first sample.
     case queueNext(LoadToken, uri: String, start: MediaTime, end: MediaTime?, rate: Double)

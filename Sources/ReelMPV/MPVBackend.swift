@@ -139,9 +139,12 @@ public final class MPVBackend {
     /// as a `failed` event for the engine.
     public func perform(_ request: BackendCommand) -> [BackendEvent] {
         switch request {
-        case .load(let token, let uri, let start, let end, let paused):
+        case .load(let token, let uri, let start, let end, let paused, let rate):
             cacheHook?.release()
-            let entry = MPVEntry(token: token, uri: uri, options: state.takeOptions(for: token))
+            var options = state.takeOptions(for: token)
+            options.rate = rate
+            state.setRate(rate)
+            let entry = MPVEntry(token: token, uri: uri, options: options)
             state.loading(paused: paused)
             hold(paused: state.holdsPaused)
             guard let id = loadFile(entry, mode: "replace", start: start, end: end) else {
@@ -227,7 +230,7 @@ public final class MPVBackend {
         let start = trim?.timeline(start) ?? start
         let end = end.map { trim?.timeline($0) ?? $0 }
         // Every file at its rate, from its first sample: mpv takes `speed` per file and puts the
-        // one before back at a file's end, so a file queued after one of another rate says its own.
+        // one before back at a file's end, so each file says its own.
         let rate = entry.options.rate ?? state.rate
         let options = (start > 0 ? ["start=\(Self.seconds(start))"] : []) + (end.map { ["end=\(Self.seconds($0))"] } ?? [])
             + ["speed=\(rate)"]

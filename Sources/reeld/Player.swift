@@ -139,14 +139,14 @@ final class Player {
     private func send(_ command: BackendCommand) {
         var command = command
         switch command {
-        case .load(let token, let asked, let start, let end, let paused):
+        case .load(let token, let asked, let start, let end, let paused, let rate):
             guard var uri = playableURI(for: token, start: start) else { return }
             if engine.state.load?.token == token, engine.state.load?.trim != nil, URLParts.isRemote(uri),
                let copy = cachedCopy(uri) {
                 // mpv opens the parts of a trimmed file itself, past the cache's hook: from the copy.
                 uri = URL(fileURLWithPath: copy).absoluteString
             }
-            command = .load(token, uri: uri, start: start, end: end, paused: paused)
+            command = .load(token, uri: uri, start: start, end: end, paused: paused, rate: rate)
             // A remote entry played from its download or complete copy seeks while it opens.
             if URLParts.isRemote(asked) && !URLParts.isRemote(uri) { followUps.append(.event(.opensLocally(token))) }
         case .queueNext(let token, _, let start, let end, let rate):

@@ -99,12 +99,7 @@ final class ChapterTests: DaemonTestCase {
     func testNextAndPreviousMoveByChapterInALongEntryThenByEntry() throws {
         // Long enough to move by chapter: the resume length is 1 s here.
         try loadPaused([Self.episodes["ogg"]!, media.tones[0]], ["--resume-min-length", "1"])
-        _ = try playerctl("next")
-        XCTAssertTrue(seeked(to: 2_000_000))
-        XCTAssertEqual(try chapterNumber(), 2)
-        _ = try playerctl("next")
-        XCTAssertTrue(seeked(to: 4_000_000))
-        XCTAssertEqual(try chapterNumber(), 3)
+        try nextToTheLastChapter()
         _ = try playerctl("previous")
         XCTAssertTrue(seeked(to: 2_000_000), "within 3 s of a chapter's start: the one before")
         XCTAssertEqual(try chapterNumber(), 2)
@@ -120,6 +115,15 @@ final class ChapterTests: DaemonTestCase {
         _ = try loadChapters()
         try player("Next")
         try waitForTitle("Tone 1")   // never: by entry, though the episode has chapters
+    }
+
+    /// playerctl's Next twice, from the first of the three 2 s chapters: to the second, then the third.
+    private func nextToTheLastChapter() throws {
+        for (start, number) in [(2_000_000, 2), (4_000_000, 3)] as [(Int64, Int64)] {
+            _ = try playerctl("next")
+            XCTAssertTrue(seeked(to: start), "chapter \(number)")
+            XCTAssertEqual(try chapterNumber(), number)
+        }
     }
 
     /// Whether a Seeked to `target` (within 50 ms) comes.
@@ -224,12 +228,7 @@ final class ChapterTests: DaemonTestCase {
     func testALoneEpisodeMovesByChapterWithTheMediaKeys() throws {
         try loadPaused([Self.episodes["ogg"]!], ["--resume-min-length", "1"])
         XCTAssertEqual(try get("CanGoNext").bool, true, "a chapter follows")
-        _ = try playerctl("next")
-        XCTAssertTrue(seeked(to: 2_000_000))
-        XCTAssertEqual(try chapterNumber(), 2)
-        _ = try playerctl("next")
-        XCTAssertTrue(seeked(to: 4_000_000))
-        XCTAssertEqual(try chapterNumber(), 3)
+        try nextToTheLastChapter()
         if try get("CanGoNext").bool != false {
             XCTAssertEqual(waitForChange("CanGoNext", timeout: 5)?["CanGoNext"]?.bool, false,
                            "in the last chapter of the last entry, Next has nowhere to go")

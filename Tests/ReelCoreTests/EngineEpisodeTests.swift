@@ -22,7 +22,7 @@ final class EngineEpisodeTests: XCTestCase {
         XCTAssertEqual(h.backend.queued?.start, 30_000_000, "after its intro")
         XCTAssertEqual(h.backend.queued?.rate, 1.5, "at its own rate")
         h.command(.goTo(h.id(2)))
-        let load = try XCTUnwrap(h.effects.compactMap { if case .backend(.load(_, _, let s, let e, _)) = $0 { (s, e) } else { nil } }.first)
+        let load = try XCTUnwrap(h.effects.compactMap { if case .backend(.load(_, _, let s, let e, _, _)) = $0 { (s, e) } else { nil } }.first)
         XCTAssertEqual(load.0, 30_000_000)
         XCTAssertEqual(load.1, 1_185_000_000)
         XCTAssertTrue(h.effects.contains(.backend(.setVoiceBoost(h.token, true))), "\(h.effects)")
@@ -101,6 +101,12 @@ final class EngineEpisodeTests: XCTestCase {
         XCTAssertEqual(h.engine.snapshot.rate, 1.5)
         h.advance(ms: 1_000)
         XCTAssertEqual(h.position, queued.start + 1_500_000, "a second heard is a second and a half of it")
+
+        // The queue ends there; what is played next plays at its own rate, not the episode's.
+        h.event(.endOfFile(h.token))
+        XCTAssertEqual(h.status, "Stopped")
+        h.command(.add(uris: ["file:///other.ogg"], after: nil, atStart: false, play: true))
+        XCTAssertEqual(h.backend.rate, 1, "the session's rate, with the load")
     }
 
     func testAnOutroLearntAfterTheLoadIsCutByTheEngine() throws {
@@ -108,7 +114,7 @@ final class EngineEpisodeTests: XCTestCase {
         var episode = NewEntry(uri: "https://example.org/ep.mp3")   // its length unknown until it opens
         episode.episode = EpisodeSettings(skipOutro: 10_000_000)
         h.command(.add(entries: [episode, NewEntry(uri: "https://example.org/next.mp3")], after: nil, atStart: false, play: true))
-        let ends: [MediaTime?] = h.effects.compactMap { if case .backend(.load(_, _, _, let end, _)) = $0 { end } else { nil } }
+        let ends: [MediaTime?] = h.effects.compactMap { if case .backend(.load(_, _, _, let end, _, _)) = $0 { end } else { nil } }
         XCTAssertEqual(ends, [nil], "the backend cannot be told where the outro starts")
         h.finishLoad(length: 60_000_000)
         let due = try XCTUnwrap(h.engine.deadline)

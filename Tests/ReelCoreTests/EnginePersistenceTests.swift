@@ -166,7 +166,7 @@ final class EnginePersistenceTests: XCTestCase {
         XCTAssertEqual(engine.queue.nextID, 8, "new entries continue the stored ids")
         XCTAssertEqual(engine.settings, settings)
         XCTAssertTrue(effects.contains(.backend(.setRate(1.5))))
-        XCTAssertTrue(effects.contains { if case .backend(.load(_, "file:///2", 4_000_000, nil, true)) = $0 { true } else { false } })
+        XCTAssertTrue(effects.contains { if case .backend(.load(_, "file:///2", 4_000_000, nil, true, _)) = $0 { true } else { false } })
         XCTAssertEqual(engine.snapshot.status, .paused)
     }
 }

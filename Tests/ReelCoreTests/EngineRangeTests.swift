@@ -41,7 +41,7 @@ final class EngineRangeTests: XCTestCase {
         h.command(.setRange(h.id(3), range(1_000_000, nil)))
         h.command(.goTo(h.id(3)))
         XCTAssertTrue(h.effects.contains {
-            if case .backend(.load(_, "file:///3.ogg", 1_000_000, nil, false)) = $0 { true } else { false }
+            if case .backend(.load(_, "file:///3.ogg", 1_000_000, nil, false, _)) = $0 { true } else { false }
         }, "\(h.effects)")
         h.finishLoad(at: 1_000_000)
         h.advance(ms: 4_000)

@@ -16,7 +16,7 @@ struct FakeBackend {
     mutating func apply(_ effect: Effect) {
         guard case .backend(let command) = effect else { return }
         switch command {
-        case .load(let t, let u, _, _, let p): token = t; uri = u; paused = p; queued = nil
+        case .load(let t, let u, _, _, let p, let r): token = t; uri = u; paused = p; rate = r; queued = nil
         case .queueNext(let t, let u, let s, _, let r): queued = (t, u, s, r)
         case .unqueueNext: queued = nil
         case .unload: token = nil; uri = nil; queued = nil
@@ -102,6 +102,7 @@ struct Harness {
         event(.endOfFile(ended))
         backend.token = queued.token
         backend.uri = queued.uri
+        backend.rate = queued.rate   // mpv's per-file speed
         backend.queued = nil
         event(.started(queued.token))
         event(.loaded(queued.token, TrackMetadata(title: title, length: length), seekable: true))
@@ -111,7 +112,7 @@ struct Harness {
     var token: LoadToken { backend.token! }
     /// The load among the last effects, if any.
     var load: (token: LoadToken, uri: String, start: MediaTime, paused: Bool)? {
-        for case .backend(.load(let t, let u, let s, _, let p)) in effects { return (t, u, s, p) }
+        for case .backend(.load(let t, let u, let s, _, let p, _)) in effects { return (t, u, s, p) }
         return nil
     }
     /// The last effects without the persistence ones and the queueing, for tests about playback.

@@ -76,7 +76,7 @@ final class ScriptedSession: Session {
     private func perform(_ effects: [Effect]) {
         for effect in effects {
             switch effect {
-            case .backend(.load(let token, _, _, _, _)): loads.append(token); queued = nil
+            case .backend(.load(let token, _, _, _, _, _)): loads.append(token); queued = nil
             case .backend(.queueNext(let token, _, _, _, _)): queued = token
             case .backend(.unqueueNext), .backend(.unload): queued = nil
             case .announce(let announcement): announcements.append(announcement)

@@ -23,7 +23,7 @@ final class OpeningTests: BackendTestCase {
         let backend = try MPVBackend(options: .init(audioOutput: "null"))
         let a = LoadToken(entry: EntryID(1), serial: 1), b = LoadToken(entry: EntryID(2), serial: 2)
         var seen: [BackendEvent] = []
-        XCTAssertTrue(backend.perform(.load(a, uri: first.absoluteString, start: 0, end: nil, paused: false)).isEmpty)
+        XCTAssertTrue(backend.perform(.load(a, uri: first.absoluteString, start: 0, end: nil, paused: false, rate: 1)).isEmpty)
         XCTAssertTrue(backend.perform(.queueNext(b, uri: second.absoluteString, start: 0, end: nil, rate: 1)).isEmpty)
         XCTAssertNotNil(drain(backend, collecting: &seen) { $0 == .started(b) }, "the second file never started: \(seen)")
         _ = drain(backend, timeout: 0.5, collecting: &seen) { _ in false }

@@ -21,7 +21,7 @@ final class SeekTests: BackendTestCase {
         let backend = try MPVBackend(options: .init(audioOutput: "null"))
         let token = LoadToken(entry: EntryID(1), serial: 1)
         var seen: [BackendEvent] = []
-        XCTAssertTrue(backend.perform(.load(token, uri: file.absoluteString, start: 0, end: nil, paused: false)).isEmpty)
+        XCTAssertTrue(backend.perform(.load(token, uri: file.absoluteString, start: 0, end: nil, paused: false, rate: 1)).isEmpty)
         XCTAssertNotNil(drain(backend, collecting: &seen) { self.restart($0) != nil }, "the file never started: \(seen)")
 
         _ = backend.perform(.seek(to: 6_000_000))

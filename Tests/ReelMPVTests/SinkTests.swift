@@ -69,7 +69,7 @@ final class SinkTests: BackendTestCase {
         defer { sink.stop() }
         let backend = try MPVBackend(options: .init(sink: sink))
         let token = LoadToken(entry: EntryID(1), serial: 1)
-        XCTAssertTrue(backend.perform(.load(token, uri: file.absoluteString, start: 0, end: nil, paused: false)).isEmpty)
+        XCTAssertTrue(backend.perform(.load(token, uri: file.absoluteString, start: 0, end: nil, paused: false, rate: 1)).isEmpty)
 
         // Half a second of output goes by (mpv held writes silence), and of the tone, nothing.
         XCTAssertTrue(sink.wait { $0.total >= AudioFormat.sink.bytesPerSecond / 2 }, "mpv's output never ran: \(sink.counts)")

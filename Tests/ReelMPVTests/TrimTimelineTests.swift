@@ -18,7 +18,7 @@ final class TrimTimelineTests: BackendTestCase {
         let token = LoadToken(entry: EntryID(1), serial: 1)
         var seen: [BackendEvent] = []
         XCTAssertTrue(backend.perform(.setTrim(token, trim)).isEmpty)
-        XCTAssertTrue(backend.perform(.load(token, uri: file.absoluteString, start: 4_000_000, end: nil, paused: true)).isEmpty)
+        XCTAssertTrue(backend.perform(.load(token, uri: file.absoluteString, start: 4_000_000, end: nil, paused: true, rate: 1)).isEmpty)
         // Loaded, then started paused at 4 s (the drain drops what follows its match in a batch).
         let started = drain(backend, collecting: &seen) { if case .restarted = $0 { true } else { false } }
         guard case .restarted(_, let position)? = started else { return XCTFail("never started: \(seen)") }
