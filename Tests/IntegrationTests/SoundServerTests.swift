@@ -393,12 +393,14 @@ final class SoundServerTests: DaemonTestCase {
         recording.stop()
         XCTAssertEqual(try get("Rate").double, 1.5)
         XCTAssertFalse(daemon!.text.contains("playing \(origin.url("talk.flac"))"), "no load of its own: \(daemon!.text)")
-        // Without a gap: the episode's first beep (at its 0) is heard 200 ms after the song's last (at 2.0 of 2.2 s).
+        // Without a gap: the episode's first beep (at its 0) is heard 200 ms after the song's last (at 2.0
+        // of 2.2 s), and no two beeps are further apart than the song's 500 ms. (The song's first beep
+        // may be missed at a cold start: the beeps are not counted by their place.)
         let onsets = recording.sounds().map(\.start)
+        let apart = zip(onsets, onsets.dropFirst()).map { $1 - $0 }
         XCTAssertGreaterThanOrEqual(onsets.count, 6, "\(onsets.count) beeps heard on \(kind.name)")
-        if onsets.count >= 6 {
-            XCTAssertEqual(Double(onsets[5] - onsets[4]), 200_000, accuracy: 10_000, "the song's end to the episode's start on \(kind.name)")
-        }
+        XCTAssertTrue(apart.contains { abs($0 - 200_000) <= 10_000 }, "the song's end to the episode's start on \(kind.name): \(apart)")
+        XCTAssertLessThanOrEqual(apart.max() ?? 0, 510_000, "a gap on \(kind.name): \(apart)")
         try checkBeepsAcrossASwitch(recording, readings, on: kind, ("song", 1), ("episode", 1.5),
                                     secondBound: kind == .pipewire ? 15_000 : 10_000)
     }
