@@ -20,9 +20,9 @@ public enum Feed {
     static let longestText = 10_000
     /// At most this many bytes of feed, over HTTP or from a file.
     public static let largest = 32 << 20
-    /// At most this many chapters of one item, and bytes of a chapters document.
     /// The most chapters kept of one episode (a 40-hour book with a chapter a minute has 2,400).
     public static let mostChapters = 10_000
+    /// At most this many bytes of a chapters document.
     public static let largestChapters = 1 << 20
 
     /// Reads the feed in the file `path` (a local feed, or one fetched into a file).

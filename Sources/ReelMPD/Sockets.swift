@@ -74,12 +74,7 @@ enum Sockets {
 
     /// The port a TCP socket is bound to (for port 0: the one the kernel chose).
     static func boundPort(_ fd: Int32) -> UInt16? {
-        var storage = sockaddr_storage()
-        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        let ok = withUnsafeMutablePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        } == 0
-        guard ok else { return nil }
+        guard var storage = address(fd, getsockname) else { return nil }
         let family = storage.ss_family
         return withUnsafePointer(to: &storage) { pointer -> UInt16 in
             if family == sa_family_t(AF_INET6) {
@@ -89,14 +84,20 @@ enum Sockets {
         }
     }
 
-    /// The address a TCP connection comes from, as text (its port left out); nil when unknown.
-    static func peerAddress(_ fd: Int32) -> String? {
+    /// A socket's own address or its peer's, as `getsockname` or `getpeername` gives it.
+    private static func address(_ fd: Int32, _ get: (Int32, UnsafeMutablePointer<sockaddr>, UnsafeMutablePointer<socklen_t>) -> Int32)
+        -> sockaddr_storage? {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let ok = withUnsafeMutablePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(fd, $0, &length) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { get(fd, $0, &length) }
         } == 0
-        guard ok else { return nil }
+        return ok ? storage : nil
+    }
+
+    /// The address a TCP connection comes from, as text (its port left out); nil when unknown.
+    static func peerAddress(_ fd: Int32) -> String? {
+        guard var storage = address(fd, getpeername) else { return nil }
         let family = Int32(storage.ss_family)
         var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
         let written: UnsafePointer<CChar>? = withUnsafePointer(to: &storage) { pointer in
